@@ -1,0 +1,152 @@
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/config.js';
+import { demoAddresses, setUpDemo } from '../domain/demo.js';
+import { importKey, issueKey, listKeys, revokeKey } from '../domain/keys.js';
+import { putProfile } from '../domain/profiles.js';
+import { readSource, sourceFormatOf } from '../domain/publication-source.js';
+import { publishPriceList } from '../domain/publishing.js';
+import { createStore } from '../domain/stores.js';
+import { AppError } from '../errors/app-error.js';
+import { openStore } from '../store/factory.js';
+import type { Store } from '../store/types.js';
+
+export const USAGE = `Usage: price-export <command>
+
+  serve                                              public API (+ internal API when ADMIN_TOKEN is set)
+  migrate                                            create or upgrade the schema
+  store create --id ID --name NAME [--currency RUB] [--url URL] [--company NAME]
+  key issue --store ID [--label TEXT]                prints only the new key, once, on stdout
+  key import --store ID --value KEY [--label TEXT]   a predecessor's key, by value
+  key list --store ID [--json]                       id, label, prefix, dates; never values
+  key revoke KEY_ID
+  profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
+  publish --store ID FILE                            .json, .ndjson or .csv; prints the new version
+  demo                                               a demo store, key, profile and price list
+
+Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
+
+type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
+
+const usageError = (message: string) => new AppError('invalid_input', `${message}\n\n${USAGE}`);
+
+function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: T, positionals = 0) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true });
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  if (parsed.positionals.length > positionals) throw usageError(`unexpected argument "${parsed.positionals[positionals]}"`);
+  return parsed as { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean }; positionals: string[] };
+}
+
+function required<T>(value: T | undefined, name: string): T {
+  if (value === undefined || value === '') throw usageError(`--${name} is required`);
+  return value;
+}
+
+async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(loadConfig().databaseUrl);
+  try {
+    await store.migrate();
+    return await run(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs one command (everything but `serve`); returns the exit code. */
+export async function runCommand(argv: string[], out: Out): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  const line = (text: string) => out.stdout(`${text}\n`);
+  switch (`${command} ${sub ?? ''}`.trim()) {
+    case 'migrate':
+      await withStore(async () => undefined);
+      line('schema is up to date');
+      return 0;
+    case 'store create': {
+      const { values } = options(rest, { id: { type: 'string' }, name: { type: 'string' }, currency: { type: 'string' }, url: { type: 'string' }, company: { type: 'string' } });
+      const created = await withStore((store) =>
+        createStore(store, { id: required(values.id, 'id'), name: required(values.name, 'name'), currency: values.currency, url: values.url ?? null, company: values.company ?? null }),
+      );
+      line(created.id);
+      return 0;
+    }
+    case 'key issue': {
+      const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' } });
+      const issued = await withStore((store) => issueKey(store, required(values.store, 'store'), values.label ?? null));
+      out.stderr(`key ${issued.record.id} issued for store ${issued.record.store_id}; it is shown once:\n`);
+      line(issued.value);
+      return 0;
+    }
+    case 'key import': {
+      const { values } = options(rest, { store: { type: 'string' }, value: { type: 'string' }, label: { type: 'string' } });
+      const record = await withStore((store) => importKey(store, required(values.store, 'store'), required(values.value, 'value'), values.label ?? null));
+      line(record.id);
+      return 0;
+    }
+    case 'key list': {
+      const { values } = options(rest, { store: { type: 'string' }, json: { type: 'boolean' } });
+      const keys = await withStore((store) => listKeys(store, required(values.store, 'store')));
+      if (values.json) line(JSON.stringify(keys, null, 2));
+      else {
+        line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at'].join('\t'));
+        for (const k of keys) {
+          line([k.id, k.label ?? '', k.prefix, k.created_at.toISOString(), k.last_used_at?.toISOString() ?? '', k.revoked_at?.toISOString() ?? ''].join('\t'));
+        }
+      }
+      return 0;
+    }
+    case 'key revoke': {
+      const { positionals } = options(rest, {}, 1);
+      const record = await withStore((store) => revokeKey(store, required(positionals[0], 'KEY_ID (the first argument)')));
+      line(`revoked ${record.id} at ${record.revoked_at!.toISOString()}`);
+      return 0;
+    }
+    case 'profile put': {
+      const { values } = options(rest, { store: { type: 'string' }, file: { type: 'string' }, id: { type: 'string' } });
+      const file = required(values.file, 'file');
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new AppError('invalid_input', `cannot read ${file} as JSON: ${(error as Error).message}`);
+      }
+      if (values.id !== undefined && !/^[1-9]\d{0,17}$/.test(values.id)) throw usageError('--id must be a positive integer');
+      const profile = await withStore((store) => putProfile(store, required(values.store, 'store'), raw, values.id === undefined ? undefined : Number(values.id)));
+      line(String(profile.id));
+      return 0;
+    }
+    default:
+      break;
+  }
+  if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out);
+  if (command === 'demo') {
+    const demo = await withStore((store) => setUpDemo(store));
+    const config = loadConfig();
+    const base = config.publicUrl ?? `http://localhost:${config.port}${config.basePath}`;
+    out.stderr(`Demo store "${demo.storeId}", price list version ${demo.priceList.version}, profile ${demo.profile.id}. New demo key (shown once):\n`);
+    line(demo.key);
+    out.stderr(`\nTry:\n${demoAddresses(base, demo.key, demo.profile.id).map((l) => `  ${l}`).join('\n')}\n`);
+    return 0;
+  }
+  throw usageError(command === undefined ? 'no command given' : `unknown command "${[command, sub].filter(Boolean).join(' ')}"`);
+}
+
+async function publish(args: string[], out: Out): Promise<number> {
+  const { values, positionals } = options(args, { store: { type: 'string' } }, 1);
+  const storeId = required(values.store, 'store');
+  const file = required(positionals[0], 'FILE (the last argument)');
+  if (!existsSync(file)) throw new AppError('invalid_input', `no such file: ${file}`);
+  const started = Date.now();
+  const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
+  const list = await withStore((store) =>
+    publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file)), { onProgress: progress }),
+  );
+  if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  line(out, String(list.version));
+  return 0;
+}
+
+const line = (out: Out, text: string) => out.stdout(`${text}\n`);

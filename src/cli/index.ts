@@ -1,0 +1,40 @@
+import { ConfigError } from '../config/config.js';
+import { isAppError } from '../errors/app-error.js';
+import { runCommand, USAGE } from './commands.js';
+import { runServe } from './serve.js';
+
+/** The `price-export` command line (CONTRACT §9). Errors go to stderr with a non-zero exit. */
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === 'serve') {
+    await runServe({ seedDemo: false });
+    return -1; // keeps running
+  }
+  return runCommand(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    isTTY: Boolean(process.stderr.isTTY),
+  });
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code >= 0) process.exitCode = code;
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`price-export: ${error.message}\n`);
+    process.exitCode = 2;
+  } else if (isAppError(error)) {
+    process.stderr.write(`price-export: ${error.code}: ${error.detail}\n`);
+    for (const problem of error.extra.problems ?? []) process.stderr.write(`  ${problem.position}: ${problem.reason}\n`);
+    const more = (error.extra.problemCount ?? 0) - (error.extra.problems?.length ?? 0);
+    if (more > 0) process.stderr.write(`  … and ${more} more\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(`price-export: unexpected error: ${(error as Error).message}\n`);
+    process.exitCode = 70;
+  }
+}

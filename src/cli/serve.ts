@@ -1,0 +1,44 @@
+import { loadConfig } from '../config/config.js';
+import { demoAddresses, setUpDemo } from '../domain/demo.js';
+import { buildApp } from '../http/app.js';
+import { openStore } from '../store/factory.js';
+import { openCounter } from '../rate-limit/factory.js';
+
+/** Starts the public API; on an empty database outside production, seeds the demo store first. */
+export async function runServe(options: { seedDemo: boolean }): Promise<void> {
+  const config = loadConfig();
+  const store = await openStore(config.databaseUrl);
+  await store.migrate();
+
+  let demo: Awaited<ReturnType<typeof setUpDemo>> | null = null;
+  if (options.seedDemo && !config.production && (await store.listStores()).length === 0) demo = await setUpDemo(store);
+
+  const counter = await openCounter(config.redisUrl);
+  const app = await buildApp({ config, store, counter });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = config.publicUrl ?? `http://localhost:${port}${config.basePath}`;
+
+  if (demo) {
+    // Printed for the newcomer at the terminal, not logged: the key is shown this once.
+    process.stdout.write(
+      `\nDemo store "${demo.storeId}" created. Demo API key (shown once):\n  ${demo.key}\n\nTry:\n` +
+        demoAddresses(base, demo.key, demo.profile.id).map((line) => `  ${line}`).join('\n') +
+        `\n\nDocs: ${base}/docs\n\n`,
+    );
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing downloads in progress');
+    await app.close();
+    await counter.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

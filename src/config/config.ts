@@ -1,0 +1,96 @@
+/**
+ * Configuration, read from the environment once at start, validated, frozen.
+ * Nothing else in the project reads process.env.
+ */
+export interface Config {
+  databaseUrl: string;
+  port: number;
+  host: string;
+  /** '' or a prefix like `/prices`, no trailing slash. */
+  basePath: string;
+  /** What /openapi.json lists under `servers`; null lists the base path alone. */
+  publicUrl: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  adminPort: number;
+  adminHost: string;
+  adminToken: string | null;
+  redisUrl: string | null;
+  rateLimitPerMin: number;
+  authFailLimitPerMin: number;
+  /** NODE_ENV=production: no demo seeding on start. */
+  production: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Bad configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const databaseUrl = read('DATABASE_URL') ?? 'sqlite:./data/price-export.db';
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be sqlite:PATH or postgres://… / postgresql://…');
+  }
+
+  let basePath = read('BASE_PATH') ?? '';
+  if (basePath !== '') {
+    basePath = basePath.replace(/\/+$/, '');
+    if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath)) {
+      problems.push(`BASE_PATH must look like /prefix or /a/b (letters, digits, . _ ~ -), got "${read('BASE_PATH')}"`);
+      basePath = '';
+    }
+  }
+
+  const publicUrl = read('PUBLIC_URL') ?? null;
+  if (publicUrl !== null && !/^https?:\/\/[^\s]+$/.test(publicUrl)) {
+    problems.push(`PUBLIC_URL must be an absolute http(s) URL, got "${publicUrl}"`);
+  }
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const adminToken = read('ADMIN_TOKEN') ?? null;
+  if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
+
+  const redisUrl = read('REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\/.+/.test(redisUrl)) problems.push('REDIS_URL must be redis://… or rediss://…');
+
+  const config: Config = {
+    databaseUrl,
+    port: integer('PORT', 8080, 0, 65535),
+    host: read('HOST') ?? '0.0.0.0',
+    basePath,
+    publicUrl: publicUrl?.replace(/\/+$/, '') ?? null,
+    logLevel,
+    adminPort: integer('ADMIN_PORT', 8081, 0, 65535),
+    adminHost: read('ADMIN_HOST') ?? '127.0.0.1',
+    adminToken,
+    redisUrl,
+    rateLimitPerMin: integer('RATE_LIMIT_PER_MIN', 120, 1, 1_000_000),
+    authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
+    production: read('NODE_ENV') === 'production',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

@@ -1,0 +1,39 @@
+import { Readable } from 'node:stream';
+import type { PriceListRecord, Store } from '../store/types.js';
+import type { Profile } from './profile.js';
+import { DEMO_ITEMS, DEMO_PROFILE, DEMO_STORE } from './demo-data.js';
+import { issueKey } from './keys.js';
+import { putProfile } from './profiles.js';
+import { publishPriceList } from './publishing.js';
+import { readSource } from './publication-source.js';
+import { createStore } from './stores.js';
+
+export interface DemoSetup {
+  storeId: string;
+  key: string;
+  profile: Profile;
+  priceList: PriceListRecord;
+}
+
+/** Creates (or refreshes) the demo store: a new key, the sample profile, the sample list published. */
+export async function setUpDemo(store: Store): Promise<DemoSetup> {
+  if (!(await store.getStore(DEMO_STORE.id))) await createStore(store, { ...DEMO_STORE });
+  const { value } = await issueKey(store, DEMO_STORE.id, 'demo');
+  const existing = (await store.listProfiles(DEMO_STORE.id)).find((p) => p.name === DEMO_PROFILE.name);
+  const profile = await putProfile(store, DEMO_STORE.id, DEMO_PROFILE, existing?.id);
+  const source = Readable.from([JSON.stringify(DEMO_ITEMS)]);
+  const priceList = await publishPriceList(store, DEMO_STORE.id, readSource(source, 'json'));
+  return { storeId: DEMO_STORE.id, key: value, profile, priceList };
+}
+
+/** The addresses a newcomer can paste into curl. */
+export function demoAddresses(base: string, key: string, profileId: number): string[] {
+  return [
+    `${base}/WebApi/CampaignDataLatestGet/${key}`,
+    `${base}/api/export/latest?key=${key}&format=xlsx`,
+    `${base}/api/export/latest?key=${key}&format=yml&only_available=true`,
+    `${base}/api/export/latest?key=${key}&format=csv&profile_id=${profileId}`,
+    `${base}/WebApi/SummaryExportLatestGet/${key}`,
+    `curl -H 'X-Api-Key: ${key}' ${base}/api/me`,
+  ];
+}

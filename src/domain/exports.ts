@@ -1,0 +1,62 @@
+import { AppError } from '../errors/app-error.js';
+import type { ExportCategory, ExportMeta } from '../formats/types.js';
+import type { KeyLookup, Store } from '../store/types.js';
+import { LEGACY_COLUMNS, profileColumns } from './columns.js';
+import type { PriceItem } from './price-item.js';
+import { DEFAULT_TABULAR_OPTIONS, type Profile } from './profile.js';
+import { getProfileForStore } from './profiles.js';
+
+export interface ExportRequest {
+  onlyAvailable: boolean;
+  profileId: number | null;
+}
+
+/** What an export needs: the meta for the writer, and a way to read the items (more than once if a writer needs two passes). */
+export interface ExportPlan {
+  meta: ExportMeta;
+  profile: Profile | null;
+  readBatches(): AsyncIterable<PriceItem[]>;
+}
+
+/** Name of the default category for items without one (CONTRACT §6.1 leaves it open). */
+export const DEFAULT_CATEGORY_NAME = 'Other';
+
+/** Checks the profile (404 before the price list, CONTRACT §3 order) and the price list, and plans the export. */
+export async function planExport(store: Store, lookup: KeyLookup, request: ExportRequest): Promise<ExportPlan> {
+  const profile = request.profileId === null ? null : await getProfileForStore(store, lookup.store.id, request.profileId);
+  const list = lookup.latest;
+  if (!list) throw new AppError('price_list_not_found', 'this store has not published a price list yet');
+
+  const categories = (await store.getCategories(lookup.store.id, list.category_ids)).map(
+    (c): ExportCategory => ({
+      id: c.id,
+      name: c.path === '' ? DEFAULT_CATEGORY_NAME : c.path.slice(c.path.lastIndexOf(' / ') + (c.path.includes(' / ') ? 3 : 0)),
+      parentId: c.parent_id,
+      path: c.path,
+    }),
+  );
+  // Parents before children, the default category last.
+  categories.sort((a, b) => Number(a.path === '') - Number(b.path === '') || depth(a.path) - depth(b.path) || a.id - b.id);
+
+  const { store: owner } = lookup;
+  const meta: ExportMeta = {
+    store: { id: owner.id, name: owner.name, currency: owner.currency, url: owner.url, company: owner.company },
+    priceList: {
+      version: list.version,
+      publishedAt: list.published_at,
+      itemCount: request.onlyAvailable ? list.available_count : list.item_count,
+      currencies: list.currencies,
+    },
+    columns: profile ? profileColumns(profile.columns) : LEGACY_COLUMNS,
+    legacy: profile === null,
+    tabular: profile ?? DEFAULT_TABULAR_OPTIONS,
+    categories,
+  };
+  return {
+    meta,
+    profile,
+    readBatches: () => store.readItems(list.id, { onlyAvailable: request.onlyAvailable }),
+  };
+}
+
+const depth = (path: string): number => (path === '' ? 0 : path.split(' / ').length);

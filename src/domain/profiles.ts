@@ -1,0 +1,77 @@
+import { AppError } from '../errors/app-error.js';
+import type { Store } from '../store/types.js';
+import { isItemField } from './price-item.js';
+import { DEFAULT_TABULAR_OPTIONS, type Profile, type ProfileColumn, type ProfileDefinition } from './profile.js';
+import { getStoreOrFail } from './stores.js';
+
+/** Checks a profile file (contract/profile-sample.json) and fills the defaults; lists every problem. */
+export function validateProfile(raw: unknown): ProfileDefinition {
+  const problems: string[] = [];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new AppError('invalid_input', 'a profile must be a JSON object');
+  const input = raw as Record<string, unknown>;
+  if (typeof input.name !== 'string' || input.name.trim() === '') problems.push('name must be a non-empty string');
+
+  const columns: ProfileColumn[] = [];
+  if (!Array.isArray(input.columns) || input.columns.length === 0) problems.push('columns must be a non-empty list');
+  else {
+    input.columns.forEach((entry: unknown, index) => {
+      const at = `columns[${index}]`;
+      if (entry === null || typeof entry !== 'object') return void problems.push(`${at} must be an object`);
+      const c = entry as Record<string, unknown>;
+      const hasField = c.field !== undefined;
+      if (hasField === (c.value !== undefined)) return void problems.push(`${at} needs exactly one of "field" or "value"`);
+      if (hasField && (typeof c.field !== 'string' || !(isItemField(c.field) || /^attributes\.[^.].*$/.test(c.field)))) {
+        return void problems.push(`${at}.field must be an item field (offer_id, name, price, …) or attributes.<key>`);
+      }
+      if (!hasField && typeof c.value !== 'string') return void problems.push(`${at}.value must be a string`);
+      if (typeof c.title !== 'string' || c.title === '') return void problems.push(`${at}.title must be a non-empty string`);
+      if (c.key !== undefined && (typeof c.key !== 'string' || c.key === '')) return void problems.push(`${at}.key must be a non-empty string`);
+      columns.push({
+        ...(hasField ? { field: c.field as string } : { value: c.value as string }),
+        title: c.title,
+        ...(c.key !== undefined ? { key: c.key as string } : {}),
+      });
+    });
+  }
+
+  const delimiter = input.delimiter ?? DEFAULT_TABULAR_OPTIONS.delimiter;
+  if (typeof delimiter !== 'string' || [...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
+    problems.push('delimiter must be one character other than ", CR or LF');
+  }
+  const decimal = input.decimal_separator ?? DEFAULT_TABULAR_OPTIONS.decimal_separator;
+  if (decimal !== '.' && decimal !== ',') problems.push('decimal_separator must be "." or ","');
+  const header = input.header ?? DEFAULT_TABULAR_OPTIONS.header;
+  if (typeof header !== 'boolean') problems.push('header must be true or false');
+  const bom = input.bom ?? DEFAULT_TABULAR_OPTIONS.bom;
+  if (typeof bom !== 'boolean') problems.push('bom must be true or false');
+  const encoding = typeof input.encoding === 'string' ? input.encoding.toLowerCase() : (input.encoding ?? DEFAULT_TABULAR_OPTIONS.encoding);
+  if (encoding !== 'utf-8' && encoding !== 'windows-1251') problems.push('encoding must be "utf-8" or "windows-1251"');
+  if (delimiter === decimal && delimiter === ',') problems.push('delimiter and decimal_separator cannot both be ","');
+
+  if (problems.length > 0) throw new AppError('invalid_input', problems.join('; '));
+  return {
+    name: (input.name as string).trim(),
+    columns,
+    delimiter: delimiter as string,
+    decimal_separator: decimal as '.' | ',',
+    header: header as boolean,
+    bom: bom as boolean,
+    encoding: encoding as ProfileDefinition['encoding'],
+  };
+}
+
+/** Creates a profile, or replaces profile `id` (which must be this store's). */
+export async function putProfile(store: Store, storeId: string, raw: unknown, id?: number): Promise<Profile> {
+  await getStoreOrFail(store, storeId);
+  const definition = validateProfile(raw);
+  const profile = await store.putProfile(storeId, definition, id);
+  if (!profile) throw new AppError('invalid_input', `profile ${id} does not exist or belongs to another store`);
+  return profile;
+}
+
+/** A store's profile for an export; another store's is answered exactly like a missing one. */
+export async function getProfileForStore(store: Store, storeId: string, id: number): Promise<Profile> {
+  const profile = await store.getProfile(id);
+  if (!profile || profile.store_id !== storeId) throw new AppError('profile_not_found', `no export profile ${id} for this key`);
+  return profile;
+}

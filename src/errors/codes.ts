@@ -1,0 +1,34 @@
+/**
+ * The one error table: every code the service answers with, its HTTP status and title.
+ * The problem+json renderer, the OpenAPI responses and the CLI all read from here.
+ */
+export const ERROR_CODES = {
+  invalid_parameter: { status: 400, title: 'Invalid parameter' },
+  missing_key: { status: 401, title: 'API key missing' },
+  invalid_key: { status: 401, title: 'API key invalid' },
+  revoked_key: { status: 401, title: 'API key revoked' },
+  profile_not_found: { status: 404, title: 'Export profile not found' },
+  price_list_not_found: { status: 404, title: 'No price list published yet' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+  // The internal side (CLI and admin API) only.
+  unauthorized: { status: 401, title: 'Admin token missing or wrong' },
+  store_not_found: { status: 404, title: 'Store not found' },
+  key_not_found: { status: 404, title: 'API key not found' },
+  store_exists: { status: 409, title: 'Store already exists' },
+  key_exists: { status: 409, title: 'API key already exists' },
+  invalid_input: { status: 422, title: 'Invalid input' },
+  invalid_publication: { status: 422, title: 'Price list rejected' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes a public (key-holder) address can answer with; the OpenAPI document lists these. */
+export const PUBLIC_ERROR_CODES: readonly ErrorCode[] = [
+  'invalid_parameter', 'missing_key', 'invalid_key', 'revoked_key', 'profile_not_found',
+  'price_list_not_found', 'not_found', 'method_not_allowed', 'rate_limited', 'internal_error', 'unavailable',
+];

@@ -1,0 +1,48 @@
+import type { ExportColumn } from '../domain/columns.js';
+import type { PriceItem } from '../domain/price-item.js';
+import type { TabularOptions } from '../domain/profile.js';
+
+export const EXPORT_FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** A category of the store, as YML declares it (CONTRACT §6.1). */
+export interface ExportCategory {
+  id: number;
+  /** The last level of the path. */
+  name: string;
+  parentId: number | null;
+  /** The full path (`Electronics / Phones`); '' for the default category of items without one. */
+  path: string;
+}
+
+/** Everything a writer needs besides the items. */
+export interface ExportMeta {
+  store: { id: string; name: string; currency: string; url: string | null; company: string | null };
+  priceList: {
+    version: number;
+    publishedAt: Date;
+    /** Items in this file, after the filter (JSON's `item_count`). */
+    itemCount: number;
+    /** Every currency the list's items use. */
+    currencies: readonly string[];
+  };
+  /** Legacy columns, or the profile's. */
+  columns: readonly ExportColumn[];
+  /** True when no profile shapes the export (legacy columns, legacy layout). */
+  legacy: boolean;
+  /** The profile's tabular options, or the legacy defaults. */
+  tabular: TabularOptions;
+  /** Categories used by the list, parents before children, and the default one last (YML). */
+  categories: readonly ExportCategory[];
+}
+
+/**
+ * One writer per format: header, rows, footer → bytes. `render` consumes the items in
+ * publication order, in batches, and yields the file in chunks; it never holds the list.
+ */
+export interface FormatWriter {
+  readonly format: ExportFormat;
+  readonly extension: string;
+  contentType(meta: ExportMeta): string;
+  render(batches: AsyncIterable<readonly PriceItem[]>, meta: ExportMeta): AsyncIterable<Uint8Array>;
+}

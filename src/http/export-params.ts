@@ -1,0 +1,54 @@
+import { AppError } from '../errors/app-error.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../formats/types.js';
+
+export interface ExportParams {
+  format: ExportFormat | null;
+  onlyAvailable: boolean;
+  profileId: number | null;
+}
+
+const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
+
+/** A parameter given twice counts with its first value; an empty value counts as absent (CONTRACT §3). */
+function first(query: Record<string, unknown>, name: string): string | null {
+  const raw = query[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/**
+ * The query parameters of the export addresses. Checked by hand, after the key: the contract
+ * orders the checks (405, 401, 400, 404), so schema validation before the handler would answer
+ * 400 to a caller whose key is wrong. The route schemas still document every parameter.
+ */
+export function parseExportParams(query: unknown, allowedFormats: readonly ExportFormat[] = EXPORT_FORMATS): ExportParams {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const formatText = first(q, 'format');
+  let format: ExportFormat | null = null;
+  if (formatText !== null) {
+    const lower = formatText.toLowerCase();
+    if (!(allowedFormats as readonly string[]).includes(lower)) {
+      throw new AppError('invalid_parameter', `format must be one of ${allowedFormats.join(', ')} (any case)`);
+    }
+    format = lower as ExportFormat;
+  }
+
+  const onlyText = first(q, 'only_available');
+  let onlyAvailable = false;
+  if (onlyText !== null) {
+    const value = BOOLEANS[onlyText.toLowerCase()];
+    if (value === undefined) throw new AppError('invalid_parameter', 'only_available must be true or false (also 1/0, yes/no, any case)');
+    onlyAvailable = value;
+  }
+
+  const profileText = first(q, 'profile_id');
+  let profileId: number | null = null;
+  if (profileText !== null) {
+    // Up to 18 digits stays below 2^63 and parses exactly within JS's safe range for ids we issue.
+    if (!/^\d{1,18}$/.test(profileText) || /^0+$/.test(profileText)) {
+      throw new AppError('invalid_parameter', 'profile_id must be a positive integer of up to 18 digits');
+    }
+    profileId = Number(profileText);
+  }
+  return { format, onlyAvailable, profileId };
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyError } from 'fastify';
+import { AppError, isAppError } from '../../errors/app-error.js';
+import type { Store } from '../../store/types.js';
+import { sendProblem } from '../problem.js';
+
+/**
+ * One place turns every failure into problem+json: our AppErrors as they are, the
+ * framework's own errors into ours (their messages can echo the address, and with it a key),
+ * unknown errors into a bare 500 logged with the request id — or 503 when the database is gone.
+ */
+export function registerErrorHandling(app: FastifyInstance, store: Store, basePath: string): void {
+  app.setNotFoundHandler((_request, reply) => sendProblem(reply, new AppError('not_found', 'no such address'), basePath));
+
+  app.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
+    if (isAppError(error)) return sendProblem(reply, error, basePath);
+    const framework = frameworkError(error as FastifyError);
+    if (framework) return sendProblem(reply, framework, basePath);
+    if (!(await databaseAnswers(store))) {
+      request.log.warn({ err: { type: (error as Error).name } }, 'database unreachable');
+      return sendProblem(reply, new AppError('unavailable', 'the database cannot be reached; try again shortly', { retryAfterSeconds: 5 }), basePath);
+    }
+    // Log the error without its message text: a driver's message may quote a statement parameter.
+    request.log.error({ err: { type: (error as Error).name, code: (error as FastifyError).code, stack: (error as Error).stack?.split('\n').slice(1).join('\n') } }, 'unexpected error');
+    return sendProblem(reply, new AppError('internal_error', 'an unexpected error occurred; it has been logged'), basePath);
+  });
+}
+
+function frameworkError(error: FastifyError): AppError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('invalid_parameter', 'this address takes no request body');
+    case 'FST_ERR_VALIDATION':
+      return new AppError('invalid_parameter', error.message);
+    default:
+      return error.statusCode && error.statusCode >= 400 && error.statusCode < 500
+        ? new AppError('invalid_parameter', 'the request is malformed')
+        : null;
+  }
+}
+
+async function databaseAnswers(store: Store): Promise<boolean> {
+  try {
+    await store.ping();
+    return true;
+  } catch {
+    return false;
+  }
+}

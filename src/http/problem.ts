@@ -1,0 +1,25 @@
+import type { FastifyReply } from 'fastify';
+import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
+import type { AppError } from '../errors/app-error.js';
+
+/** The RFC 9457 body every error answer carries. `type` points at the code's entry in the docs. */
+export function problemBody(code: ErrorCode, detail: string, basePath: string, extra: Record<string, unknown> = {}) {
+  const { status, title } = ERROR_CODES[code];
+  return { type: `${basePath}/docs#error-${code}`, title, status, detail, code, ...extra };
+}
+
+/** Renders an AppError as problem+json, with the headers its status calls for. */
+export function sendProblem(reply: FastifyReply, error: AppError, basePath: string): FastifyReply {
+  if (error.status === 401) reply.header('WWW-Authenticate', 'ApiKey');
+  if (error.extra.allow) reply.header('Allow', error.extra.allow);
+  if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
+  const extra: Record<string, unknown> = {};
+  if (error.extra.problems) extra.problems = error.extra.problems;
+  if (error.extra.problemCount !== undefined) extra.problem_count = error.extra.problemCount;
+  return reply
+    .code(error.status)
+    .header('Content-Type', 'application/problem+json')
+    .header('Cache-Control', 'no-store')
+    // A Buffer keeps the media type exactly as the contract spells it (a string gets "; charset=utf-8").
+    .send(Buffer.from(JSON.stringify(problemBody(error.code, error.detail, basePath, extra))));
+}

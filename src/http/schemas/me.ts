@@ -1,0 +1,46 @@
+import { Type } from 'typebox';
+import { PUBLIC_ERROR_CODES } from '../../errors/codes.js';
+import { problemResponses } from './problem.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const MeSchema = Type.Object(
+  {
+    store: Type.Object({ id: Type.String(), name: Type.String(), currency: Type.String() }),
+    key: Type.Object({
+      id: Type.String(),
+      label: Nullable(Type.String()),
+      prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
+      created_at: Type.String({ format: 'date-time' }),
+      last_used_at: Nullable(Type.String({ format: 'date-time' })),
+    }),
+    price_list: Nullable(
+      Type.Object({
+        version: Type.Integer(),
+        published_at: Type.String({ format: 'date-time' }),
+        item_count: Type.Integer(),
+        available_count: Type.Integer(),
+      }),
+    ),
+    profiles: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
+    formats: Type.Array(Type.String()),
+    exports: Type.Object(
+      {
+        campaign_data: Type.String(),
+        export_latest: Type.String(),
+        summary: Type.String(),
+      },
+      { description: 'Address templates; replace {api_key} with the key. Add format, only_available, profile_id as query parameters.' },
+    ),
+  },
+  { $id: 'Me', title: 'Me' },
+);
+
+export const meSchema = {
+  operationId: 'getMe',
+  tags: ['Account'],
+  summary: "The key's own account: store, key, latest price list, profiles, export addresses",
+  description: 'Never returns the key itself or its hash.',
+  security: [{ ApiKey: [] }],
+  response: { 200: Type.Ref('Me'), ...problemResponses(PUBLIC_ERROR_CODES.filter((c) => !['invalid_parameter', 'profile_not_found', 'price_list_not_found'].includes(c))) },
+};

@@ -1,0 +1,18 @@
+/**
+ * Fixed-window counters for the limits of CONTRACT §8. The in-memory counter serves one
+ * instance; the Redis one (REDIS_URL) is shared by every instance.
+ */
+export interface WindowCount {
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** Milliseconds until the window resets. */
+  resetInMs: number;
+}
+
+export interface RateCounter {
+  /** Counts one hit for `key` in the current window of `windowMs`. */
+  hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** The current count without adding to it. */
+  peek(key: string, windowMs: number): Promise<WindowCount>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,73 @@
+import type { PriceItem } from '../domain/price-item.js';
+
+/**
+ * How both dialects store an item: the legacy columns as real columns (the hot export path
+ * reads them without parsing JSON) and the rest in one JSON text `extra`, null when empty.
+ */
+export type ExtraFields = Pick<
+  PriceItem,
+  'purchase_price' | 'picture' | 'vendor' | 'vendor_code' | 'barcode' | 'description' | 'category' | 'competitors' | 'attributes'
+>;
+
+const EXTRA_KEYS = [
+  'purchase_price', 'picture', 'vendor', 'vendor_code', 'barcode', 'description', 'category', 'competitors', 'attributes',
+] as const;
+
+export function extraJson(item: PriceItem): string | null {
+  let extra: Record<string, unknown> | null = null;
+  for (const key of EXTRA_KEYS) {
+    if (item[key] !== null) (extra ??= {})[key] = item[key];
+  }
+  return extra === null ? null : JSON.stringify(extra);
+}
+
+/** Column order of a stored item row, shared by both dialects' SELECTs. */
+export const ITEM_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url, extra';
+
+/** A raw row in ITEM_COLUMNS order back into a PriceItem. */
+export function itemFromRow(row: unknown[]): PriceItem {
+  const extra = row[8] === null ? null : (JSON.parse(row[8] as string) as Partial<ExtraFields>);
+  return {
+    offer_id: row[0] as string,
+    name: row[1] as string,
+    price: Number(row[2]),
+    old_price: row[3] === null ? null : Number(row[3]),
+    currency: row[4] as string,
+    available: row[5] === 1 || row[5] === true,
+    quantity: row[6] === null ? null : Number(row[6]),
+    url: row[7] as string | null,
+    purchase_price: extra?.purchase_price ?? null,
+    picture: extra?.picture ?? null,
+    vendor: extra?.vendor ?? null,
+    vendor_code: extra?.vendor_code ?? null,
+    barcode: extra?.barcode ?? null,
+    description: extra?.description ?? null,
+    category: extra?.category ?? null,
+    competitors: extra?.competitors ?? null,
+    attributes: extra?.attributes ?? null,
+  };
+}
+
+/** Every level of each path: `A / B` → `A`, `A / B`. Parents come before children. */
+export function categoryLevels(paths: Iterable<string>): string[] {
+  const levels = new Set<string>();
+  for (const path of paths) {
+    if (path === '') {
+      levels.add('');
+      continue;
+    }
+    const parts = path.split(' / ');
+    for (let i = 1; i <= parts.length; i++) levels.add(parts.slice(0, i).join(' / '));
+  }
+  return [...levels].sort((a, b) => a.split(' / ').length - b.split(' / ').length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export const parentPath = (path: string): string | null => {
+  const at = path.lastIndexOf(' / ');
+  return at < 0 ? null : path.slice(0, at);
+};
+
+/** Superseded lists stay readable this long, so a download that started before a publication completes. */
+export const SUPERSEDED_GRACE_MS = 15 * 60_000;
+/** A draft older than this was left by a crash and is removed. */
+export const STALE_DRAFT_MS = 6 * 60 * 60_000;

@@ -1,0 +1,73 @@
+/**
+ * SQLite migrations, applied in order; each runs once (schema_migrations records it).
+ * Times are integer milliseconds since the epoch; money is integer minor units.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE stores (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    url TEXT,
+    company TEXT,
+    created_at INTEGER NOT NULL,
+    last_version INTEGER NOT NULL DEFAULT 0,
+    latest_price_list_id INTEGER
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    store_id TEXT NOT NULL REFERENCES stores(id),
+    label TEXT,
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_store ON api_keys(store_id);
+  CREATE TABLE profiles (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    store_id TEXT NOT NULL REFERENCES stores(id),
+    revision INTEGER NOT NULL,
+    definition TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX profiles_store ON profiles(store_id);
+  CREATE TABLE categories (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    store_id TEXT NOT NULL REFERENCES stores(id),
+    path TEXT NOT NULL,
+    parent_id INTEGER REFERENCES categories(id),
+    UNIQUE (store_id, path)
+  );
+  CREATE TABLE price_lists (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    store_id TEXT NOT NULL REFERENCES stores(id),
+    status TEXT NOT NULL CHECK (status IN ('draft', 'published')),
+    version INTEGER,
+    created_at INTEGER NOT NULL,
+    published_at INTEGER,
+    superseded_at INTEGER,
+    item_count INTEGER,
+    available_count INTEGER,
+    currencies TEXT,
+    category_ids TEXT
+  );
+  CREATE INDEX price_lists_store ON price_lists(store_id, status);
+  CREATE TABLE price_items (
+    price_list_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    offer_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    price INTEGER NOT NULL,
+    old_price INTEGER,
+    currency TEXT NOT NULL,
+    available INTEGER NOT NULL,
+    quantity INTEGER,
+    url TEXT,
+    extra TEXT,
+    PRIMARY KEY (price_list_id, seq)
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX price_items_offer ON price_items(price_list_id, offer_id);
+  `,
+];

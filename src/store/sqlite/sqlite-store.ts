@@ -1,0 +1,297 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Profile, ProfileDefinition } from '../../domain/profile.js';
+import type { PriceItem } from '../../domain/price-item.js';
+import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import type {
+  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
+  PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
+} from '../types.js';
+import { SQLITE_MIGRATIONS } from './schema.js';
+
+type Row = Record<string, unknown>;
+
+const date = (ms: unknown): Date => new Date(Number(ms));
+const dateOrNull = (ms: unknown): Date | null => (ms === null || ms === undefined ? null : date(ms));
+
+const storeFrom = (r: Row): StoreRecord => ({
+  id: r.id as string, name: r.name as string, currency: r.currency as string,
+  url: (r.url as string | null) ?? null, company: (r.company as string | null) ?? null, created_at: date(r.created_at),
+});
+const keyFrom = (r: Row): ApiKeyRecord => ({
+  id: r.id as string, store_id: r.store_id as string, label: (r.label as string | null) ?? null, prefix: r.prefix as string,
+  created_at: date(r.created_at), last_used_at: dateOrNull(r.last_used_at), revoked_at: dateOrNull(r.revoked_at),
+});
+const priceListFrom = (r: Row): PriceListRecord => ({
+  id: Number(r.id), store_id: r.store_id as string, version: Number(r.version), published_at: date(r.published_at),
+  item_count: Number(r.item_count), available_count: Number(r.available_count),
+  currencies: JSON.parse(r.currencies as string), category_ids: JSON.parse(r.category_ids as string),
+});
+const profileFrom = (r: Row): Profile => ({
+  ...(JSON.parse(r.definition as string) as ProfileDefinition),
+  id: Number(r.id), store_id: r.store_id as string, revision: Number(r.revision), updated_at: date(r.updated_at),
+});
+
+/** The embedded store: one file, WAL so readers never wait for a publication. */
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite';
+  private readonly db: Database.Database;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    // The CLI may publish while the server runs: wait for the other writer instead of failing.
+    this.db.pragma('busy_timeout = 10000');
+  }
+
+  async migrate(): Promise<void> {
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const applied = new Set(this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+    SQLITE_MIGRATIONS.forEach((sql, index) => {
+      const version = index + 1;
+      if (applied.has(version)) return;
+      this.db.transaction(() => {
+        this.db.exec(sql);
+        this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+      }).immediate();
+    });
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  async createStore(store: NewStore): Promise<StoreRecord> {
+    const now = Date.now();
+    this.db
+      .prepare('INSERT INTO stores (id, name, currency, url, company, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(store.id, store.name, store.currency, store.url, store.company, now);
+    return { ...store, created_at: date(now) };
+  }
+
+  async getStore(id: string): Promise<StoreRecord | null> {
+    const row = this.db.prepare('SELECT * FROM stores WHERE id = ?').get(id) as Row | undefined;
+    return row ? storeFrom(row) : null;
+  }
+
+  async listStores(): Promise<StoreRecord[]> {
+    return (this.db.prepare('SELECT * FROM stores ORDER BY id').all() as Row[]).map(storeFrom);
+  }
+
+  async insertKey(key: NewApiKey): Promise<ApiKeyRecord> {
+    const now = Date.now();
+    this.db
+      .prepare('INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(key.id, key.store_id, key.label, key.prefix, key.hash, now);
+    return { id: key.id, store_id: key.store_id, label: key.label, prefix: key.prefix, created_at: date(now), last_used_at: null, revoked_at: null };
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyLookup | null> {
+    const row = this.db
+      .prepare(
+        `SELECT k.*, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company,
+                s.created_at AS s_created_at, p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at,
+                p.item_count AS p_item_count, p.available_count AS p_available_count, p.currencies AS p_currencies,
+                p.category_ids AS p_category_ids
+           FROM api_keys k JOIN stores s ON s.id = k.store_id
+           LEFT JOIN price_lists p ON p.id = s.latest_price_list_id
+          WHERE k.hash = ?`,
+      )
+      .get(hash) as Row | undefined;
+    if (!row) return null;
+    return {
+      key: keyFrom(row),
+      store: storeFrom({ id: row.store_id, name: row.s_name, currency: row.s_currency, url: row.s_url, company: row.s_company, created_at: row.s_created_at }),
+      latest: row.p_id === null ? null : priceListFrom({
+        id: row.p_id, store_id: row.store_id, version: row.p_version, published_at: row.p_published_at, item_count: row.p_item_count,
+        available_count: row.p_available_count, currencies: row.p_currencies, category_ids: row.p_category_ids,
+      }),
+    };
+  }
+
+  async getKey(id: string): Promise<ApiKeyRecord | null> {
+    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
+    return row ? keyFrom(row) : null;
+  }
+
+  async listKeys(storeId: string): Promise<ApiKeyRecord[]> {
+    return (this.db.prepare('SELECT * FROM api_keys WHERE store_id = ? ORDER BY created_at, id').all(storeId) as Row[]).map(keyFrom);
+  }
+
+  async touchKey(id: string, at: Date): Promise<void> {
+    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
+  }
+
+  async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | null> {
+    this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id);
+    return this.getKey(id);
+  }
+
+  async putProfile(storeId: string, definition: ProfileDefinition, id?: number): Promise<Profile | null> {
+    const now = Date.now();
+    const json = JSON.stringify(definition);
+    if (id === undefined) {
+      const info = this.db
+        .prepare('INSERT INTO profiles (store_id, revision, definition, updated_at) VALUES (?, 1, ?, ?)')
+        .run(storeId, json, now);
+      return this.getProfile(Number(info.lastInsertRowid));
+    }
+    const info = this.db
+      .prepare('UPDATE profiles SET revision = revision + 1, definition = ?, updated_at = ? WHERE id = ? AND store_id = ?')
+      .run(json, now, id, storeId);
+    return info.changes === 0 ? null : this.getProfile(id);
+  }
+
+  async getProfile(id: number): Promise<Profile | null> {
+    const row = this.db.prepare('SELECT * FROM profiles WHERE id = ?').get(id) as Row | undefined;
+    return row ? profileFrom(row) : null;
+  }
+
+  async listProfiles(storeId: string): Promise<Profile[]> {
+    return (this.db.prepare('SELECT * FROM profiles WHERE store_id = ? ORDER BY id').all(storeId) as Row[]).map(profileFrom);
+  }
+
+  async beginPublication(storeId: string): Promise<PublicationDraft> {
+    const now = Date.now();
+    this.dropPriceLists(
+      this.db.prepare("SELECT id FROM price_lists WHERE store_id = ? AND status = 'draft' AND created_at < ?").pluck().all(storeId, now - STALE_DRAFT_MS) as number[],
+    );
+    const draftId = Number(
+      this.db.prepare("INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ?)").run(storeId, now).lastInsertRowid,
+    );
+    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids));
+  }
+
+  async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {
+    const row = this.db
+      .prepare('SELECT p.* FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?')
+      .get(storeId) as Row | undefined;
+    return row ? priceListFrom(row) : null;
+  }
+
+  async getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = this.db
+      .prepare('SELECT c.* FROM categories c JOIN json_each(?) j ON j.value = c.id WHERE c.store_id = ? ORDER BY c.id')
+      .all(JSON.stringify(ids), storeId) as Row[];
+    return rows.map((r) => ({ id: Number(r.id), store_id: r.store_id as string, path: r.path as string, parent_id: r.parent_id === null ? null : Number(r.parent_id) }));
+  }
+
+  async *readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
+    const batchSize = options.batchSize ?? 2000;
+    // Keyset pages rather than one open cursor: better-sqlite3 is synchronous, and a page at a
+    // time lets other requests run between pages. A list is immutable, so pages are consistent.
+    const page = this.db
+      .prepare(
+        `SELECT seq, ${ITEM_COLUMNS} FROM price_items
+          WHERE price_list_id = ? AND seq > ? ${options.onlyAvailable ? 'AND available = 1' : ''}
+          ORDER BY seq LIMIT ?`,
+      )
+      .raw(true);
+    let after = -1;
+    for (;;) {
+      const rows = page.all(priceListId, after, batchSize) as unknown[][];
+      if (rows.length === 0) return;
+      after = Number(rows[rows.length - 1][0]);
+      yield rows.map((row) => itemFromRow(row.slice(1)));
+      if (rows.length < batchSize) return;
+    }
+  }
+
+  private dropPriceLists(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    const drop = this.db.transaction((list: readonly number[]) => {
+      for (const id of list) {
+        this.db.prepare('DELETE FROM price_items WHERE price_list_id = ?').run(id);
+        this.db.prepare('DELETE FROM price_lists WHERE id = ?').run(id);
+      }
+    });
+    drop(ids);
+  }
+}
+
+class SqliteDraft implements PublicationDraft {
+  private readonly insert: Database.Statement;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly storeId: string,
+    private readonly draftId: number,
+    private readonly drop: (ids: readonly number[]) => void,
+  ) {
+    // OR IGNORE + `changes` finds duplicate offer_ids through the unique index, without a Set of ids in memory.
+    this.insert = db.prepare(
+      `INSERT OR IGNORE INTO price_items (price_list_id, seq, ${ITEM_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+  }
+
+  async append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
+    const duplicates: DuplicateOffer[] = [];
+    this.db.transaction(() => {
+      for (const { seq, item } of items) {
+        const info = this.insert.run(
+          this.draftId, seq, item.offer_id, item.name, item.price, item.old_price, item.currency,
+          item.available ? 1 : 0, item.quantity, item.url, extraJson(item),
+        );
+        if (info.changes === 0) duplicates.push({ seq, offer_id: item.offer_id });
+      }
+    })();
+    return duplicates;
+  }
+
+  async commit(summary: PublicationSummary): Promise<PriceListRecord> {
+    const now = Date.now();
+    const commit = this.db.transaction(() => {
+      const categoryIds = this.ensureCategories(summary.category_paths);
+      const { last_version: version } = this.db
+        .prepare('UPDATE stores SET last_version = last_version + 1 WHERE id = ? RETURNING last_version')
+        .get(this.storeId) as { last_version: number };
+      this.db
+        .prepare(
+          `UPDATE price_lists SET status = 'published', version = ?, published_at = ?, item_count = ?, available_count = ?,
+                  currencies = ?, category_ids = ? WHERE id = ?`,
+        )
+        .run(version, now, summary.item_count, summary.available_count, JSON.stringify(summary.currencies), JSON.stringify(categoryIds), this.draftId);
+      this.db
+        .prepare("UPDATE price_lists SET superseded_at = ? WHERE store_id = ? AND status = 'published' AND superseded_at IS NULL AND id <> ?")
+        .run(now, this.storeId, this.draftId);
+      this.db.prepare('UPDATE stores SET latest_price_list_id = ? WHERE id = ?').run(this.draftId, this.storeId);
+      return this.db
+        .prepare("SELECT id FROM price_lists WHERE store_id = ? AND status = 'published' AND superseded_at < ?")
+        .pluck()
+        .all(this.storeId, now - SUPERSEDED_GRACE_MS) as number[];
+    });
+    const expired = commit.immediate();
+    this.drop(expired);
+    const row = this.db.prepare('SELECT * FROM price_lists WHERE id = ?').get(this.draftId) as Row;
+    return priceListFrom(row);
+  }
+
+  async abort(): Promise<void> {
+    this.drop([this.draftId]);
+  }
+
+  /** Ids for every level of every path, creating the missing ones; ids never change once given. */
+  private ensureCategories(paths: readonly string[]): number[] {
+    const find = this.db.prepare('SELECT id FROM categories WHERE store_id = ? AND path = ?').pluck();
+    const create = this.db.prepare('INSERT INTO categories (store_id, path, parent_id) VALUES (?, ?, ?)');
+    const ids = new Map<string, number>();
+    for (const path of categoryLevels(paths)) {
+      let id = find.get(this.storeId, path) as number | undefined;
+      if (id === undefined) {
+        const parent = parentPath(path);
+        id = Number(create.run(this.storeId, path, parent === null ? null : ids.get(parent)).lastInsertRowid);
+      }
+      ids.set(path, id);
+    }
+    return [...ids.values()];
+  }
+}

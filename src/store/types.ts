@@ -1,0 +1,142 @@
+/**
+ * The storage seam. The domain talks only to this interface; `src/store/factory.ts` picks
+ * the SQLite or the PostgreSQL implementation from DATABASE_URL. Both pass the same
+ * contract tests (`src/store/store.contract-test.ts`).
+ */
+import type { PriceItem } from '../domain/price-item.js';
+import type { Profile, ProfileDefinition } from '../domain/profile.js';
+
+export interface StoreRecord {
+  id: string;
+  name: string;
+  currency: string;
+  url: string | null;
+  company: string | null;
+  created_at: Date;
+}
+
+export interface NewStore {
+  id: string;
+  name: string;
+  currency: string;
+  url: string | null;
+  company: string | null;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  store_id: string;
+  label: string | null;
+  /** A short display prefix, never enough to use the key. */
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface NewApiKey {
+  id: string;
+  store_id: string;
+  label: string | null;
+  prefix: string;
+  /** SHA-256 of the key value, lowercase hex. The value itself is never stored. */
+  hash: string;
+}
+
+export interface PriceListRecord {
+  id: number;
+  store_id: string;
+  version: number;
+  published_at: Date;
+  item_count: number;
+  available_count: number;
+  currencies: string[];
+  /** Ids of the categories the items use (every level), for YML. */
+  category_ids: number[];
+}
+
+export interface CategoryRecord {
+  id: number;
+  store_id: string;
+  /** Full path, levels joined by ` / `; '' is the default category. */
+  path: string;
+  parent_id: number | null;
+}
+
+/** What one request needs to serve a key holder, read in one round trip. */
+export interface KeyLookup {
+  key: ApiKeyRecord;
+  store: StoreRecord;
+  latest: PriceListRecord | null;
+}
+
+/** An item with its position in the publication (0-based, the order exports keep). */
+export interface SequencedItem {
+  seq: number;
+  item: PriceItem;
+}
+
+export interface DuplicateOffer {
+  seq: number;
+  offer_id: string;
+}
+
+/** The summary a publication commits with. */
+export interface PublicationSummary {
+  item_count: number;
+  available_count: number;
+  currencies: string[];
+  /** Every full category path used by the items ('' when some item has none). */
+  category_paths: string[];
+}
+
+/**
+ * A publication being written. Items go into a draft that no reader sees; `commit` makes it
+ * the store's latest in one transaction, `abort` drops it. A draft left by a crash is
+ * removed by a later `beginPublication`.
+ */
+export interface PublicationDraft {
+  /** Appends items; returns those whose offer_id is already in the draft (they are not stored). */
+  append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
+  commit(summary: PublicationSummary): Promise<PriceListRecord>;
+  abort(): Promise<void>;
+}
+
+export interface ReadItemsOptions {
+  onlyAvailable: boolean;
+  /** Items per batch; the reader yields between batches. */
+  batchSize?: number;
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  migrate(): Promise<void>;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  createStore(store: NewStore): Promise<StoreRecord>;
+  getStore(id: string): Promise<StoreRecord | null>;
+  listStores(): Promise<StoreRecord[]>;
+
+  insertKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  /** The key by its hash, with its store and the store's latest price list. */
+  findKeyByHash(hash: string): Promise<KeyLookup | null>;
+  getKey(id: string): Promise<ApiKeyRecord | null>;
+  listKeys(storeId: string): Promise<ApiKeyRecord[]>;
+  touchKey(id: string, at: Date): Promise<void>;
+  /** Sets revoked_at if not yet set; returns the key, or null when there is no such key. */
+  revokeKey(id: string, at: Date): Promise<ApiKeyRecord | null>;
+
+  /** Creates a profile, or replaces profile `id` of the same store (revision + 1). Null when `id` is not this store's. */
+  putProfile(storeId: string, definition: ProfileDefinition, id?: number): Promise<Profile | null>;
+  getProfile(id: number): Promise<Profile | null>;
+  listProfiles(storeId: string): Promise<Profile[]>;
+
+  beginPublication(storeId: string): Promise<PublicationDraft>;
+  getLatestPriceList(storeId: string): Promise<PriceListRecord | null>;
+  /** The categories with these ids (CategoryRecord.path resolves names and parents). */
+  getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]>;
+  /** The list's items in publication order, in batches. */
+  readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
+}

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { openStore } from '../../src/store/factory.js';
+import type { Store } from '../../src/store/types.js';
+
+/** A fresh, migrated database of one dialect for one test file, and how to drop it. */
+export interface TestDatabase {
+  dialect: 'sqlite' | 'postgres';
+  url: string;
+  store: Store;
+  drop(): Promise<void>;
+}
+
+export type Dialect = TestDatabase['dialect'];
+
+/** Every dialect this run can reach: SQLite always, PostgreSQL when `npm test` found one. */
+export const DIALECTS: readonly Dialect[] = process.env.PRICE_EXPORT_TEST_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'price-export-test-'));
+    const url = `sqlite:${join(dir, 'test.db')}`;
+    const store = await openStore(url);
+    await store.migrate();
+    return { dialect, url, store, drop: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const admin = process.env.PRICE_EXPORT_TEST_PG_URL;
+  if (!admin) throw new Error('no PostgreSQL for tests');
+  const { default: pg } = await import('pg');
+  const name = `pe_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const store = await openStore(url.toString());
+  await store.migrate();
+  return {
+    dialect,
+    url: url.toString(),
+    store,
+    drop: async () => {
+      await store.close();
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

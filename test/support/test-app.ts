@@ -1,0 +1,79 @@
+import { Readable, Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { issueKey } from '../../src/domain/keys.js';
+import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
+import { publishPriceList } from '../../src/domain/publishing.js';
+import { createStore } from '../../src/domain/stores.js';
+import { buildApp } from '../../src/http/app.js';
+import type { PriceListRecord, Store } from '../../src/store/types.js';
+import { createTestDatabase, type Dialect, type TestDatabase } from './dialects.js';
+
+/** Every log line any test app wrote, so a suite can check that no key ever appears in one. */
+export const ALL_LOG_LINES: string[] = [];
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  db: TestDatabase;
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase(dialect);
+  const config: Readonly<Config> = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
+  const logLines: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      const text = chunk.toString();
+      logLines.push(text);
+      ALL_LOG_LINES.push(text);
+      done();
+    },
+  });
+  const app = await buildApp({ config, store: db.store, logStream });
+  await app.ready();
+  return { app, store: db.store, db, logLines, close: async () => { await app.close(); await db.drop(); } };
+}
+
+/** Every key the tests issued: no log line, response header or error body may ever contain one. */
+export const ISSUED_KEYS: string[] = [];
+/** Every response the tests saw, headers and body as text. */
+export const SEEN_RESPONSES: string[] = [];
+
+/** A store with a fresh key; returns the key value. */
+export async function storeWithKey(store: Store, id: string, name = `Store ${id}`): Promise<string> {
+  await createStore(store, { id, name, url: `https://${id}.example` });
+  return newKey(store, id);
+}
+
+export async function newKey(store: Store, storeId: string): Promise<string> {
+  const { value } = await issueKey(store, storeId, 'test');
+  ISSUED_KEYS.push(value);
+  return value;
+}
+
+/** app.inject that remembers what came back, for the leak check. */
+export async function get(app: FastifyInstance, url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' | 'POST' | 'DELETE' | 'PUT' = 'GET') {
+  const response = await app.inject({ method, url, headers });
+  SEEN_RESPONSES.push(JSON.stringify(response.headers) + response.body);
+  return response;
+}
+
+/** Fails when any issued key shows up in a log line or a response seen so far (in any encoding the address could carry it). */
+export function findKeyLeaks(): string[] {
+  const leaks: string[] = [];
+  for (const key of ISSUED_KEYS) {
+    const forms = [key, encodeURIComponent(key), key.slice(4)];
+    for (const text of [...ALL_LOG_LINES, ...SEEN_RESPONSES]) {
+      if (forms.some((form) => text.includes(form))) leaks.push(`${key.slice(0, 8)}… in ${text.slice(0, 200)}`);
+    }
+  }
+  return leaks;
+}
+
+export async function publishJson(store: Store, storeId: string, items: unknown, format: SourceFormat = 'json'): Promise<PriceListRecord> {
+  const text = typeof items === 'string' ? items : JSON.stringify(items);
+  return publishPriceList(store, storeId, readSource(Readable.from([Buffer.from(text)]), format));
+}

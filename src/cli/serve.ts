@@ -1,10 +1,11 @@
 import { loadConfig } from '../config/config.js';
 import { demoAddresses, setUpDemo } from '../domain/demo.js';
 import { buildApp } from '../http/app.js';
+import { installGracefulShutdown } from '../http/graceful-shutdown.js';
 import { openStore } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
 
-/** Starts the public API; on an empty database outside production, seeds the demo store first. */
+/** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   const config = loadConfig();
   const store = await openStore(config.databaseUrl);
@@ -16,29 +17,25 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   const counter = await openCounter(config.redisUrl);
   const app = await buildApp({ config, store, counter });
   await app.listen({ port: config.port, host: config.host });
+
+  let admin = null;
+  if (config.adminToken !== null) {
+    const { buildAdminApp } = await import('../http/admin/admin-app.js');
+    admin = await buildAdminApp({ config, store });
+    await admin.listen({ port: config.adminPort, host: config.adminHost });
+  }
+
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = config.publicUrl ?? `http://localhost:${port}${config.basePath}`;
-
   if (demo) {
     // Printed for the newcomer at the terminal, not logged: the key is shown this once.
     process.stdout.write(
       `\nDemo store "${demo.storeId}" created. Demo API key (shown once):\n  ${demo.key}\n\nTry:\n` +
         demoAddresses(base, demo.key, demo.profile.id).map((line) => `  ${line}`).join('\n') +
-        `\n\nDocs: ${base}/docs\n\n`,
+        `\n\nDocs: ${base}/docs   Export-link builder: ${base}/\n\n`,
     );
   }
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing downloads in progress');
-    await app.close();
-    await counter.close();
-    await store.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [() => counter.close(), () => store.close()] });
 }

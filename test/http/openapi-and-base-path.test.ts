@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, findKeyLeaks, get, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
+
+const sample = JSON.parse(readFileSync(new URL('../fixtures/legacy-sample.json', import.meta.url), 'utf8'));
+const legacyCsv = readFileSync(new URL('../fixtures/legacy-sample.csv', import.meta.url));
+
+describe('/openapi.json describes the four addresses', () => {
+  let t: TestApp;
+  before(async () => { t = await createTestApp('sqlite'); });
+  after(async () => { await t.close(); });
+
+  test('every address with every parameter, response and error, and the X-Api-Key scheme', async () => {
+    const response = await get(t.app, '/openapi.json');
+    assert.equal(response.statusCode, 200);
+    const doc = JSON.parse(response.body);
+    assert.deepEqual(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+    const paths = Object.keys(doc.paths).sort();
+    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/latest', '/api/me']);
+    for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest']) {
+      const op = doc.paths[path].get;
+      const names = op.parameters.map((p: { name: string }) => p.name);
+      for (const name of ['format', 'only_available', 'profile_id']) assert.ok(names.includes(name), `${path} ${name}`);
+      for (const status of ['200', '304', '400', '401', '404', '405', '429', '500', '503']) assert.ok(op.responses[status], `${path} ${status}`);
+      assert.ok(op.responses['401'].content['application/problem+json']);
+    }
+    assert.deepEqual(doc.paths['/api/me'].get.security, [{ ApiKey: [] }]);
+    assert.ok(!JSON.stringify(doc).includes('/admin'));
+  });
+
+  test('/docs is served from the package', async () => {
+    const page = await get(t.app, '/docs/');
+    assert.equal(page.statusCode, 200);
+    assert.ok(!/https?:\/\/(cdn|unpkg|jsdelivr)/.test(page.body));
+    const bundle = await get(t.app, '/docs/static/swagger-ui-bundle.js');
+    assert.equal(bundle.statusCode, 200);
+  });
+});
+
+describe('BASE_PATH and PUBLIC_URL run the same interface under another base address', () => {
+  let t: TestApp;
+  let key: string;
+  before(async () => {
+    t = await createTestApp('sqlite', { BASE_PATH: '/prices/', PUBLIC_URL: 'https://test.example/prices' });
+    key = await storeWithKey(t.store, 'demo-shop', 'Demo Shop');
+    await publishJson(t.store, 'demo-shop', sample);
+  });
+  after(async () => {
+    await t.close();
+    assert.deepEqual(findKeyLeaks(), []);
+  });
+
+  test('the legacy address answers under the prefix, byte for byte', async () => {
+    const response = await get(t.app, `/prices/WebApi/CampaignDataLatestGet/${key}`);
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.rawPayload, legacyCsv);
+    assert.equal((await get(t.app, `/WebApi/CampaignDataLatestGet/${key}`)).statusCode, 404);
+  });
+
+  test('/openapi.json lists PUBLIC_URL under servers; /api/me builds addresses on it', async () => {
+    const doc = JSON.parse((await get(t.app, '/prices/openapi.json')).body);
+    assert.deepEqual(doc.servers, [{ url: 'https://test.example/prices' }]);
+    const me = JSON.parse((await get(t.app, '/prices/api/me', { 'x-api-key': key })).body);
+    assert.equal(me.exports.export_latest, 'https://test.example/prices/api/export/latest?key={api_key}');
+  });
+});

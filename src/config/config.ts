@@ -17,6 +17,11 @@ export interface Config {
   redisUrl: string | null;
   rateLimitPerMin: number;
   authFailLimitPerMin: number;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (the failed-key limit is
+   * per client): false (none, the default), a hop count, or a list of proxy addresses/CIDRs.
+   */
+  trustProxy: false | number | string[];
   /** NODE_ENV=production: no demo seeding on start. */
   production: boolean;
 }
@@ -76,6 +81,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const redisUrl = read('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\/.+/.test(redisUrl)) problems.push('REDIS_URL must be redis://… or rediss://…');
 
+  const trustProxyText = read('TRUST_PROXY');
+  let trustProxy: Config['trustProxy'] = false;
+  if (trustProxyText !== undefined && trustProxyText !== 'false') {
+    if (/^\d{1,2}$/.test(trustProxyText)) trustProxy = Number(trustProxyText);
+    else if (/^[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*$/.test(trustProxyText)) trustProxy = trustProxyText.split(',').map((a) => a.trim());
+    else problems.push(`TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses/CIDRs, got "${trustProxyText}"`);
+  }
+
   const config: Config = {
     databaseUrl,
     port: integer('PORT', 8080, 0, 65535),
@@ -89,6 +102,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     redisUrl,
     rateLimitPerMin: integer('RATE_LIMIT_PER_MIN', 120, 1, 1_000_000),
     authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
+    trustProxy,
     production: read('NODE_ENV') === 'production',
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,13 +1,17 @@
-import { createInterface } from 'node:readline';
-import * as streams from 'node:stream';
-import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { pipeline, type Duplex, type Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import { AppError } from '../errors/app-error.js';
 
-// stream.compose is in Node 20 (stable since 20.?) but missing from @types/node@20.
-const compose = (streams as unknown as { compose: (...parts: NodeJS.ReadableStream[]) => Readable }).compose;
+/**
+ * Connects the stages so that an error or an early close anywhere (an upload cut off half-way)
+ * reaches the reader of the last stage, which then throws instead of waiting forever.
+ */
+function chain(input: Readable, ...stages: Duplex[]): Duplex {
+  return pipeline([input, ...stages] as unknown as [Readable, Duplex], () => undefined) as unknown as Duplex;
+}
 
 export type SourceFormat = 'json' | 'ndjson' | 'csv';
 
@@ -41,7 +45,7 @@ async function* readJson(input: Readable): AsyncIterable<SourceRow> {
     throw new AppError('invalid_publication', 'a JSON publication must be an array of items or an object {"items": [...]}');
   }
   // A top-level object: stream its "items" array and ignore every other key (CONTRACT §9).
-  const items = first === '[' ? compose(stream, streamArray.withParserAsStream()) : compose(stream, pick.withParserAsStream({ filter: 'items' }), streamArray.asStream());
+  const items = first === '[' ? chain(stream, streamArray.withParserAsStream()) : chain(stream, pick.withParserAsStream({ filter: 'items' }), streamArray.asStream());
   try {
     for await (const { key, value } of items as AsyncIterable<{ key: number; value: unknown }>) {
       yield { position: `items[${key}]`, raw: value, text: false };
@@ -53,7 +57,7 @@ async function* readJson(input: Readable): AsyncIterable<SourceRow> {
 
 async function* readNdjson(input: Readable): AsyncIterable<SourceRow> {
   let line = 0;
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+  for await (const text of splitLines(input)) {
     line++;
     if (text.trim() === '') continue;
     let raw: unknown;
@@ -66,13 +70,29 @@ async function* readNdjson(input: Readable): AsyncIterable<SourceRow> {
   }
 }
 
+/**
+ * Lines of a UTF-8 stream (LF or CRLF). Not readline: its iterator neither passes on the
+ * input's errors nor notices an early close, so a cut-off upload would wait forever.
+ */
+async function* splitLines(input: Readable): AsyncIterable<string> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of input) {
+    const lines = (rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk))).split('\n');
+    rest = lines.pop() ?? '';
+    for (const text of lines) yield text.endsWith('\r') ? text.slice(0, -1) : text;
+  }
+  rest += decoder.end();
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+}
+
 /** A row whose JSON did not parse: validation reports it as a bad row instead of stopping. */
 export class InvalidJson {
   constructor(readonly message: string) {}
 }
 
 async function* readCsv(input: Readable): AsyncIterable<SourceRow> {
-  const parser = input.pipe(parseCsv({ columns: checkCsvHeader, bom: true, info: true, relax_column_count: false, skip_empty_lines: true }));
+  const parser = chain(input, parseCsv({ columns: checkCsvHeader, bom: true, info: true, relax_column_count: false, skip_empty_lines: true }));
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       yield { position: `line ${info.lines}`, raw: record, text: true };

@@ -1,0 +1,50 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, isAppError } from '../../errors/app-error.js';
+import { sendProblem } from '../problem.js';
+import { PUBLISH_MEDIA_TYPES } from './routes/price-lists.js';
+
+/**
+ * The admin side's problem+json: the same error table and renderer as the public side, with
+ * its own reading of the framework's errors (a bad body is the caller's input, 422; a bad
+ * address part is a parameter, 400). Unknown errors are logged without their message (a
+ * driver's message may quote a statement parameter, and with it a key hash) and become a bare 500.
+ * `basePath` is the public side's: a problem's `type` points into the public /docs, whose
+ * error table lists the admin codes too.
+ */
+export function registerAdminErrors(app: FastifyInstance, basePath: string): void {
+  app.setNotFoundHandler((_request, reply) => sendProblem(reply, new AppError('not_found', 'no such admin address'), basePath));
+
+  app.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
+    if (isAppError(error)) return sendProblem(reply, error, basePath);
+    const framework = frameworkError(error as FastifyError);
+    if (framework) return sendProblem(reply, framework, basePath);
+    request.log.error({ err: { type: (error as Error).name, code: (error as FastifyError).code, stack: (error as Error).stack?.split('\n').slice(1).join('\n') } }, 'unexpected error');
+    return sendProblem(reply, new AppError('internal_error', 'an unexpected error occurred; it has been logged'), basePath);
+  });
+
+  // RFC 6750: a 401 names the scheme the caller should use. sendProblem writes the public
+  // side's `ApiKey`; the admin side asks for its bearer token instead.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode === 401) reply.header('WWW-Authenticate', 'Bearer realm="price-export-admin"');
+    return payload;
+  });
+}
+
+function frameworkError(error: FastifyError): AppError | null {
+  switch (error.code) {
+    case 'FST_ERR_VALIDATION':
+      // The message names the part and the rule (`body/name must NOT have fewer than 1 characters`), never a value.
+      return (error as FastifyError & { validationContext?: string }).validationContext === 'body'
+        ? new AppError('invalid_input', error.message)
+        : new AppError('invalid_parameter', error.message);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('invalid_parameter', `Content-Type must be application/json; a price list may also be sent as ${PUBLISH_MEDIA_TYPES.filter((t) => t !== 'application/json').join(', ')}`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_input', 'the request body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'the request body is too large');
+    default:
+      return error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? new AppError('invalid_input', 'the request is malformed') : null;
+  }
+}

@@ -1,0 +1,75 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { readSource, sourceFormatOf } from '../../../domain/publication-source.js';
+import { publishPriceList } from '../../../domain/publishing.js';
+import { AppError, isAppError } from '../../../errors/app-error.js';
+import type { Store } from '../../../store/types.js';
+import { publishSchema } from '../schemas.js';
+import { priceListView } from '../views.js';
+
+/** What a publication's body may be (CONTRACT §9): a JSON array or {"items": [...]}, NDJSON, or CSV. */
+export const PUBLISH_MEDIA_TYPES = ['application/json', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'text/csv'] as const;
+
+/**
+ * POST /admin/stores/:id/price-lists. Registered in its own scope, because here the JSON
+ * parser is replaced by a pass-through: the handler reads the request stream itself, row by
+ * row into a draft, never holding the file (a feed of millions of rows is gigabytes). There is
+ * no body limit: Fastify enforces one only on bodies it reads itself, and the caller is the
+ * token-holding repricer on loopback; memory stays flat whatever the size.
+ */
+export async function registerPriceListRoutes(parent: FastifyInstance, store: Store): Promise<void> {
+  await parent.register(async (scope) => {
+    // Fastify's own parsers (JSON, text/plain) would buffer the body or hand over a string.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser([...PUBLISH_MEDIA_TYPES], (_request, payload, done) => done(null, payload));
+    const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post('/admin/stores/:id/price-lists', { schema: publishSchema }, async (request, reply) => {
+      const body = request.body as IncomingMessage | undefined;
+      if (!body) throw new AppError('invalid_parameter', `send the price list as the body, with Content-Type ${PUBLISH_MEDIA_TYPES.join(', ')}`);
+      const format = sourceFormatOf(request.headers['content-type'] ?? '');
+      try {
+        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body));
+        return reply.code(201).send(priceListView(list));
+      } catch (error) {
+        // A client that went away mid-upload is not a server fault: no 500, no error log line.
+        throw withProblemList(!isAppError(error) && !body.complete ? cutOff() : error);
+      }
+    });
+  });
+}
+
+/** A file-level refusal (not JSON at all, an unknown CSV column) answers with the same `problems` list as row-level ones. */
+function withProblemList(error: unknown): unknown {
+  if (!isAppError(error) || error.code !== 'invalid_publication' || error.extra.problems) return error;
+  const position = /^line \d+/.exec(error.detail)?.[0] ?? 'file';
+  return new AppError('invalid_publication', error.detail, { problems: [{ position, reason: error.detail }], problemCount: 1 });
+}
+
+const cutOff = () => new AppError('invalid_publication', 'the upload ended before the body was complete; nothing was published');
+
+/**
+ * The rows, failing as soon as the request closes before its end. The CSV and JSON readers
+ * do not always pass a source's failure on (a piped stream's error stays with its source), so
+ * without this a cut-off upload would wait forever and its draft would never be dropped.
+ */
+async function* failingWhenCutOff<T>(rows: AsyncIterable<T>, body: IncomingMessage): AsyncIterable<T> {
+  let onClose = () => {};
+  const closedEarly = new Promise<never>((_resolve, reject) => {
+    onClose = () => { if (!body.complete) reject(cutOff()); };
+    if (body.destroyed) onClose();
+    else body.once('close', onClose);
+  });
+  closedEarly.catch(() => {}); // observed through the race below; never an unhandled rejection
+  const iterator = rows[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), closedEarly]);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    body.off('close', onClose);
+  }
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createStore, getStoreOrFail } from '../../../domain/stores.js';
+import type { Store } from '../../../store/types.js';
+import { createStoreSchema, storeSchema } from '../schemas.js';
+import { priceListView, storeView } from '../views.js';
+
+/** Stores: create, list, and one store with its latest price list. */
+export function registerStoreRoutes(parent: FastifyInstance, store: Store): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/admin/stores', { schema: createStoreSchema }, async (request, reply) => {
+    const created = await createStore(store, request.body);
+    return reply.code(201).send(storeView(created));
+  });
+
+  app.get('/admin/stores', async () => ({ stores: (await store.listStores()).map(storeView) }));
+
+  app.get('/admin/stores/:id', { schema: storeSchema }, async (request) => {
+    const found = await getStoreOrFail(store, request.params.id);
+    const latest = await store.getLatestPriceList(found.id);
+    return { ...storeView(found), price_list: latest && priceListView(latest) };
+  });
+}

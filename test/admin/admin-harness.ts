@@ -1,0 +1,70 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config/config.js';
+import { buildAdminApp } from '../../src/http/admin/admin-app.js';
+import { buildApp } from '../../src/http/app.js';
+import type { PublicationDraft, Store } from '../../src/store/types.js';
+import { createTestDatabase, type Dialect, type TestDatabase } from '../support/dialects.js';
+
+export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+
+/** The admin app listening on a real port, the public app beside it on the same database, and every log line both wrote. */
+export interface AdminHarness {
+  admin: FastifyInstance;
+  publicApp: FastifyInstance;
+  db: TestDatabase;
+  /** http://127.0.0.1:PORT of the admin app. */
+  adminUrl: string;
+  logLines: string[];
+  /** How many times a publication draft received a batch of items, so far. */
+  appendCalls(): number;
+  /** How many publication drafts were dropped, so far. */
+  abortCalls(): number;
+  close(): Promise<void>;
+}
+
+export async function startAdminHarness(dialect: Dialect): Promise<AdminHarness> {
+  const db = await createTestDatabase(dialect);
+  const config = loadConfig({
+    DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000',
+  });
+  const logLines: string[] = [];
+  const logStream = new Writable({ write(chunk, _encoding, done) { logLines.push(chunk.toString()); done(); } });
+  let appends = 0;
+  let aborts = 0;
+  const store = countingDraftCalls(db.store, { append: () => appends++, abort: () => aborts++ });
+  const admin = await buildAdminApp({ config, store, logStream });
+  const publicApp = await buildApp({ config, store: db.store, logStream });
+  await publicApp.ready();
+  const adminUrl = await admin.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    admin, publicApp, db, adminUrl, logLines,
+    appendCalls: () => appends,
+    abortCalls: () => aborts,
+    close: async () => { await admin.close(); await publicApp.close(); await db.drop(); },
+  };
+}
+
+/**
+ * The store, with every draft's `append` and `abort` counted: a test can then tell that rows
+ * reached the database while the request body was still being sent (the body is streamed, not
+ * buffered), and that a cut-off upload's draft was dropped.
+ */
+function countingDraftCalls(store: Store, on: { append: () => void; abort: () => void }): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property === 'beginPublication') {
+        return async (storeId: string): Promise<PublicationDraft> => {
+          const draft = await target.beginPublication(storeId);
+          return {
+            append: (items) => { on.append(); return draft.append(items); },
+            commit: (summary) => draft.commit(summary),
+            abort: () => { on.abort(); return draft.abort(); },
+          };
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

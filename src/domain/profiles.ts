@@ -34,6 +34,11 @@ export function validateProfile(raw: unknown): ProfileDefinition {
     });
   }
 
+  // JSON properties and XML elements are named by key: two columns with one key would collide.
+  const keys = columns.map((c) => c.key ?? (c.field !== undefined ? c.field.replaceAll('.', '_') : c.title));
+  const repeated = [...new Set(keys.filter((key, i) => keys.indexOf(key) !== i))];
+  if (repeated.length > 0) problems.push(`column keys must be unique; repeated: ${repeated.map((k) => `"${k}"`).join(', ')} (set "key" on one of them)`);
+
   const delimiter = input.delimiter ?? DEFAULT_TABULAR_OPTIONS.delimiter;
   if (typeof delimiter !== 'string' || [...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
     problems.push('delimiter must be one character other than ", CR or LF');

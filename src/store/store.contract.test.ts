@@ -1,0 +1,494 @@
+/**
+ * The Store contract: every test runs against every dialect this run can reach (a real SQLite
+ * file and, when `npm test` finds one, a real PostgreSQL database), so both behave the same.
+ */
+import assert from 'node:assert/strict';
+import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { AppError } from '../errors/app-error.js';
+import type { PriceItem } from '../domain/price-item.js';
+import type { ProfileDefinition } from '../domain/profile.js';
+import { readSource } from '../domain/publication-source.js';
+import { publishPriceList } from '../domain/publishing.js';
+import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../../test/support/dialects.js';
+import { openStore } from './factory.js';
+import { STALE_DRAFT_MS } from './item-row.js';
+import type { PublicationSummary, SequencedItem, Store } from './types.js';
+
+const FIXTURE = new URL('../../test/fixtures/legacy-sample.json', import.meta.url);
+
+/** A complete item with every optional field empty; tests override what they need. */
+function item(offerId: string, fields: Partial<PriceItem> = {}): PriceItem {
+  return {
+    offer_id: offerId, name: `Item ${offerId}`, price: 100, old_price: null, purchase_price: null, currency: 'RUB',
+    available: true, quantity: null, url: null, picture: null, vendor: null, vendor_code: null, barcode: null,
+    description: null, category: null, competitors: null, attributes: null, ...fields,
+  };
+}
+
+const sequenced = (items: readonly PriceItem[], from = 0): SequencedItem[] => items.map((it, i) => ({ seq: from + i, item: it }));
+
+function summaryOf(items: readonly PriceItem[]): PublicationSummary {
+  return {
+    item_count: items.length,
+    available_count: items.filter((it) => it.available).length,
+    currencies: [...new Set(items.map((it) => it.currency))].sort(),
+    category_paths: [...new Set(items.map((it) => it.category ?? ''))],
+  };
+}
+
+/** Publishes `items` in one batch and returns the committed list. */
+async function publish(store: Store, storeId: string, items: readonly PriceItem[]) {
+  const draft = await store.beginPublication(storeId);
+  assert.deepEqual(await draft.append(sequenced(items)), []);
+  return draft.commit(summaryOf(items));
+}
+
+async function readAll(store: Store, listId: number, onlyAvailable = false, batchSize?: number): Promise<PriceItem[][]> {
+  const batches: PriceItem[][] = [];
+  for await (const batch of store.readItems(listId, { onlyAvailable, batchSize })) batches.push(batch);
+  return batches;
+}
+
+const newStoreId = () => `s-${randomBytes(4).toString('hex')}`;
+
+async function createStore(store: Store, currency = 'RUB'): Promise<string> {
+  const id = newStoreId();
+  await store.createStore({ id, name: `Store ${id}`, currency, url: null, company: null });
+  return id;
+}
+
+const PROFILE: ProfileDefinition = {
+  name: 'Market', columns: [{ field: 'offer_id', title: 'SKU' }, { value: 'x', title: 'Const', key: 'c' }],
+  delimiter: ';', decimal_separator: ',', header: true, bom: false, encoding: 'windows-1251',
+};
+
+type RawStatement = [sql: string, ...params: unknown[]];
+
+/**
+ * Runs SQL behind the store's back, to age rows past the store's time limits without waiting
+ * hours. The statement is given per dialect because the two keep times differently.
+ */
+async function rawSql(db: TestDatabase, statements: { sqlite: RawStatement; postgres: RawStatement }): Promise<Record<string, unknown>[]> {
+  if (db.dialect === 'sqlite') {
+    const [sql, ...params] = statements.sqlite;
+    const { default: Database } = await import('better-sqlite3');
+    const conn = new Database(db.url.slice('sqlite:'.length));
+    try {
+      const statement = conn.prepare(sql);
+      return statement.reader ? (statement.all(...params) as Record<string, unknown>[]) : (statement.run(...params), []);
+    } finally {
+      conn.close();
+    }
+  }
+  const [sql, ...params] = statements.postgres;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const backdateLists = (db: TestDatabase, storeId: string, ms: number) =>
+  rawSql(db, {
+    sqlite: ['UPDATE price_lists SET created_at = created_at - ?, superseded_at = superseded_at - ? WHERE store_id = ?', ms, ms, storeId],
+    postgres: [
+      "UPDATE price_lists SET created_at = created_at - $2 * interval '1 millisecond', superseded_at = superseded_at - $2 * interval '1 millisecond' WHERE store_id = $1",
+      storeId, ms,
+    ],
+  });
+
+const listStatuses = async (db: TestDatabase, storeId: string) =>
+  (await rawSql(db, {
+    sqlite: ['SELECT id, status FROM price_lists WHERE store_id = ? ORDER BY id', storeId],
+    postgres: ['SELECT id, status FROM price_lists WHERE store_id = $1 ORDER BY id', storeId],
+  })).map((r) => `${Number(r.id)}:${r.status}`);
+
+/** A database nobody has migrated yet, for the concurrent-migration test. */
+async function unmigratedStores(db: TestDatabase, count: number): Promise<{ stores: Store[]; drop: () => Promise<void> }> {
+  if (db.dialect === 'sqlite') {
+    const path = `${db.url}.fresh-${randomBytes(4).toString('hex')}.db`;
+    const stores = await Promise.all(Array.from({ length: count }, () => openStore(path)));
+    return { stores, drop: async () => { await Promise.all(stores.map((s) => s.close())); } };
+  }
+  const { default: pg } = await import('pg');
+  const admin = process.env.PRICE_EXPORT_TEST_PG_URL!;
+  const name = `pe_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const stores = await Promise.all(Array.from({ length: count }, () => openStore(url.toString())));
+  return {
+    stores,
+    drop: async () => {
+      await Promise.all(stores.map((s) => s.close()));
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+for (const dialect of DIALECTS) {
+  describe(dialect, () => {
+    let db: TestDatabase;
+    let store: Store;
+    before(async () => {
+      db = await createTestDatabase(dialect as Dialect);
+      store = db.store;
+    });
+    after(async () => db?.drop());
+
+    describe('schema', () => {
+      it('reports its dialect and answers ping', async () => {
+        assert.equal(store.dialect, dialect);
+        await store.ping();
+      });
+
+      it('ping throws once the store is closed', async () => {
+        const second = await openStore(db.url);
+        await second.ping();
+        await second.close();
+        await assert.rejects(second.ping());
+      });
+
+      it('migrate() again is a no-op that keeps the data', async () => {
+        const id = await createStore(store);
+        await store.migrate();
+        await store.migrate();
+        assert.equal((await store.getStore(id))?.id, id);
+      });
+
+      it('two instances migrating a fresh database at once both succeed', async () => {
+        const fresh = await unmigratedStores(db, 3);
+        try {
+          await Promise.all(fresh.stores.map((s) => s.migrate()));
+          await fresh.stores[0].createStore({ id: 'after-migrate', name: 'x', currency: 'RUB', url: null, company: null });
+          assert.equal((await fresh.stores[1].listStores()).length, 1);
+        } finally {
+          await fresh.drop();
+        }
+      });
+    });
+
+    describe('stores', () => {
+      it('creates, gets and lists stores', async () => {
+        const before = Date.now();
+        const created = await store.createStore({ id: 'zz-shop', name: 'Магазин «Ёлка»', currency: 'USD', url: 'https://shop.example', company: 'Ёлка LLC' });
+        assert.ok(created.created_at instanceof Date && Math.abs(created.created_at.getTime() - before) < 60_000);
+        assert.deepEqual(await store.getStore('zz-shop'), created);
+        const minimal = await store.createStore({ id: 'zz-min', name: 'Min', currency: 'RUB', url: null, company: null });
+        assert.deepEqual(await store.getStore('zz-min'), minimal);
+        assert.equal(await store.getStore('no-such-store'), null);
+        const ids = (await store.listStores()).map((s) => s.id);
+        assert.deepEqual(ids, [...ids].sort());
+        assert.ok(ids.includes('zz-shop') && ids.includes('zz-min'));
+      });
+
+      it('refuses a second store with the same id', async () => {
+        const id = await createStore(store);
+        await assert.rejects(store.createStore({ id, name: 'again', currency: 'RUB', url: null, company: null }));
+      });
+    });
+
+    describe('keys', () => {
+      it('inserts, gets and lists keys of one store, never exposing the hash', async () => {
+        const storeId = await createStore(store);
+        const other = await createStore(store);
+        const first = await store.insertKey({ id: `k1-${storeId}`, store_id: storeId, label: 'site', prefix: 'pex_ab', hash: `h1-${storeId}` });
+        assert.deepEqual(first, { ...first, store_id: storeId, label: 'site', prefix: 'pex_ab', last_used_at: null, revoked_at: null });
+        assert.ok(!('hash' in first));
+        const second = await store.insertKey({ id: `k2-${storeId}`, store_id: storeId, label: null, prefix: 'pex_cd', hash: `h2-${storeId}` });
+        await store.insertKey({ id: `k3-${other}`, store_id: other, label: null, prefix: 'pex_ef', hash: `h3-${other}` });
+        assert.deepEqual(await store.getKey(first.id), first);
+        assert.equal(await store.getKey('no-such-key'), null);
+        assert.deepEqual((await store.listKeys(storeId)).map((k) => k.id), [first.id, second.id]);
+        assert.ok((await store.listKeys(storeId)).every((k) => !('hash' in k)));
+      });
+
+      it('finds a key by hash with its store and the latest price list', async () => {
+        const storeId = await createStore(store, 'EUR');
+        const key = await store.insertKey({ id: `k-${storeId}`, store_id: storeId, label: 'l', prefix: 'pex_x', hash: `hash-${storeId}` });
+        assert.equal(await store.findKeyByHash('no-such-hash'), null);
+
+        const before = await store.findKeyByHash(`hash-${storeId}`);
+        assert.deepEqual(before, { key, store: await store.getStore(storeId), latest: null });
+
+        const list = await publish(store, storeId, [item('a', { category: 'X / Y' }), item('b', { available: false, currency: 'USD' })]);
+        const after = await store.findKeyByHash(`hash-${storeId}`);
+        assert.deepEqual(after?.latest, list);
+        assert.deepEqual(after?.latest, await store.getLatestPriceList(storeId));
+        assert.deepEqual(after?.latest?.currencies, ['RUB', 'USD']);
+        assert.equal(after?.latest?.category_ids.length, 3);
+      });
+
+      it('touches and revokes a key; a second revoke keeps the first time', async () => {
+        const storeId = await createStore(store);
+        const key = await store.insertKey({ id: `k-${storeId}`, store_id: storeId, label: null, prefix: 'p', hash: `h-${storeId}` });
+        const used = new Date('2031-02-03T04:05:06.789Z');
+        await store.touchKey(key.id, used);
+        assert.deepEqual((await store.getKey(key.id))?.last_used_at, used);
+
+        const revokedAt = new Date('2031-02-04T00:00:00.123Z');
+        const revoked = await store.revokeKey(key.id, revokedAt);
+        assert.deepEqual(revoked?.revoked_at, revokedAt);
+        assert.deepEqual((await store.revokeKey(key.id, new Date('2032-01-01T00:00:00Z')))?.revoked_at, revokedAt);
+        assert.deepEqual((await store.findKeyByHash(`h-${storeId}`))?.key.revoked_at, revokedAt);
+        assert.equal(await store.revokeKey('no-such-key', revokedAt), null);
+      });
+    });
+
+    describe('profiles', () => {
+      it('creates, replaces with revision + 1, and refuses another store\'s id', async () => {
+        const storeId = await createStore(store);
+        const other = await createStore(store);
+        const created = await store.putProfile(storeId, PROFILE);
+        assert.ok(created && created.id > 0);
+        assert.deepEqual(created, { ...PROFILE, id: created.id, store_id: storeId, revision: 1, updated_at: created.updated_at });
+        assert.ok(created.updated_at instanceof Date);
+
+        const renamed = { ...PROFILE, name: 'Маркет 🛒', columns: [{ field: 'attributes.цвет', title: 'Цвет' }] };
+        const replaced = await store.putProfile(storeId, renamed, created.id);
+        assert.deepEqual(replaced, { ...renamed, id: created.id, store_id: storeId, revision: 2, updated_at: replaced!.updated_at });
+        assert.deepEqual(await store.getProfile(created.id), replaced);
+
+        assert.equal(await store.putProfile(other, PROFILE, created.id), null);
+        assert.equal(await store.putProfile(storeId, PROFILE, 999_999_999), null);
+        assert.deepEqual(await store.getProfile(created.id), replaced);
+        assert.equal(await store.getProfile(999_999_999), null);
+      });
+
+      it('lists the profiles of one store in id order, ids unique across stores', async () => {
+        const storeId = await createStore(store);
+        const other = await createStore(store);
+        const a = await store.putProfile(storeId, PROFILE);
+        const b = await store.putProfile(other, PROFILE);
+        const c = await store.putProfile(storeId, { ...PROFILE, name: 'second' });
+        assert.notEqual(a!.id, b!.id);
+        assert.deepEqual((await store.listProfiles(storeId)).map((p) => p.id), [a!.id, c!.id]);
+        assert.deepEqual(await store.listProfiles(newStoreId()), []);
+      });
+    });
+
+    describe('publication', () => {
+      it('commits versions 1, 2, 3 per store, independent between stores', async () => {
+        const a = await createStore(store);
+        const b = await createStore(store);
+        assert.equal(await store.getLatestPriceList(a), null);
+        const a1 = await publish(store, a, [item('x')]);
+        const b1 = await publish(store, b, [item('y'), item('z')]);
+        const a2 = await publish(store, a, [item('x'), item('w', { available: false })]);
+        const a3 = await publish(store, a, [item('v')]);
+        assert.deepEqual([a1.version, a2.version, a3.version, b1.version], [1, 2, 3, 1]);
+        assert.deepEqual(await store.getLatestPriceList(a), a3);
+        assert.deepEqual(await store.getLatestPriceList(b), b1);
+        assert.deepEqual({ ...a2, id: 0, published_at: null }, {
+          id: 0, store_id: a, version: 2, published_at: null, item_count: 2, available_count: 1, currencies: ['RUB'], category_ids: a2.category_ids,
+        });
+        assert.ok(a2.published_at.getTime() <= a3.published_at.getTime());
+        assert.ok(Math.abs(a3.published_at.getTime() - Date.now()) < 60_000);
+      });
+
+      it('reports repeated offer_ids with their seq, within a batch and across batches, and keeps the first', async () => {
+        const storeId = await createStore(store);
+        const draft = await store.beginPublication(storeId);
+        const first = await draft.append(sequenced([item('a'), item('b'), item('a', { name: 'again' }), item('c')]));
+        assert.deepEqual(first, [{ seq: 2, offer_id: 'a' }]);
+        const second = await draft.append(sequenced([item('d'), item('b'), item('c'), item('e')], 4));
+        assert.deepEqual(second, [{ seq: 5, offer_id: 'b' }, { seq: 6, offer_id: 'c' }]);
+        const list = await draft.commit({ item_count: 5, available_count: 5, currencies: ['RUB'], category_paths: [''] });
+        const items = (await readAll(store, list.id)).flat();
+        assert.deepEqual(items.map((it) => [it.offer_id, it.name]), [['a', 'Item a'], ['b', 'Item b'], ['c', 'Item c'], ['d', 'Item d'], ['e', 'Item e']]);
+      });
+
+      it('abort leaves the previous latest and its items untouched', async () => {
+        const storeId = await createStore(store);
+        const kept = await publish(store, storeId, [item('old-1'), item('old-2')]);
+        const draft = await store.beginPublication(storeId);
+        await draft.append(sequenced([item('new-1')]));
+        await draft.abort();
+        assert.deepEqual(await listStatuses(db, storeId), [`${kept.id}:published`], 'the draft and its rows are gone');
+        assert.deepEqual(await store.getLatestPriceList(storeId), kept);
+        assert.deepEqual((await readAll(store, kept.id)).flat().map((it) => it.offer_id), ['old-1', 'old-2']);
+        const next = await publish(store, storeId, [item('new-2')]);
+        assert.equal(next.version, 2);
+      });
+
+      it('an uncommitted draft is invisible to readers', async () => {
+        const storeId = await createStore(store);
+        const draft = await store.beginPublication(storeId);
+        await draft.append(sequenced([item('draft-only')]));
+        assert.equal(await store.getLatestPriceList(storeId), null);
+        await draft.abort();
+      });
+
+      it('two concurrent publications of one store both commit, with distinct versions', async () => {
+        const storeId = await createStore(store);
+        await publish(store, storeId, [item('base')]);
+        const [d1, d2] = await Promise.all([store.beginPublication(storeId), store.beginPublication(storeId)]);
+        await Promise.all([d1.append(sequenced([item('one')])), d2.append(sequenced([item('two'), item('three')]))]);
+        const [l1, l2] = await Promise.all([d1.commit(summaryOf([item('one')])), d2.commit(summaryOf([item('two'), item('three')]))]);
+        assert.deepEqual([l1.version, l2.version].sort(), [2, 3]);
+        const latest = await store.getLatestPriceList(storeId);
+        assert.deepEqual(latest, l1.version === 3 ? l1 : l2);
+        const newer = l1.version === 3 ? l1 : l2;
+        const older = l1.version === 3 ? l2 : l1;
+        assert.ok(newer.published_at.getTime() >= older.published_at.getTime(), 'a later version is never published earlier');
+      });
+
+      it('drops lists superseded longer than the grace period, and drafts left stale by a crash', async () => {
+        const storeId = await createStore(store);
+        const v1 = await publish(store, storeId, [item('v1')]);
+        const v2 = await publish(store, storeId, [item('v2')]);
+        const crashed = await store.beginPublication(storeId);
+        await crashed.append(sequenced([item('lost')]));
+        await backdateLists(db, storeId, STALE_DRAFT_MS + 60_000);
+        // v1 was superseded long ago; v2 only now, by v3, so it stays readable for a download in flight.
+        const v3 = await publish(store, storeId, [item('v3')]);
+        assert.deepEqual(await readAll(store, v1.id), []);
+        assert.deepEqual((await readAll(store, v2.id)).flat().map((it) => it.offer_id), ['v2']);
+        const statuses = await listStatuses(db, storeId);
+        assert.deepEqual(statuses, [`${v2.id}:published`, `${v3.id}:published`]);
+      });
+
+      it('publications of many stores at once each get their own version 1', async () => {
+        const ids = await Promise.all(Array.from({ length: 5 }, () => createStore(store)));
+        const lists = await Promise.all(ids.map((id) => publish(store, id, [item('same-offer', { category: 'Shared / Path' })])));
+        assert.deepEqual(lists.map((l) => l.version), [1, 1, 1, 1, 1]);
+      });
+    });
+
+    describe('readItems', () => {
+      const ITEMS = Array.from({ length: 10 }, (_, i) => item(`o-${i}`, { available: i % 3 !== 0, price: i * 100 + 1 }));
+
+      it('returns items in seq order, in batches of batchSize, with and without onlyAvailable', async () => {
+        const storeId = await createStore(store);
+        const draft = await store.beginPublication(storeId);
+        // Appended out of order: seq decides the order readers see.
+        await draft.append(sequenced(ITEMS.slice(5), 5));
+        await draft.append(sequenced(ITEMS.slice(0, 5)));
+        const list = await draft.commit(summaryOf(ITEMS));
+        assert.deepEqual(list.available_count, 6);
+
+        const all = await readAll(store, list.id, false, 3);
+        assert.deepEqual(all.map((b) => b.length), [3, 3, 3, 1]);
+        assert.deepEqual(all.flat(), ITEMS);
+
+        const available = await readAll(store, list.id, true, 3);
+        assert.deepEqual(available.map((b) => b.length), [3, 3]);
+        assert.deepEqual(available.flat(), ITEMS.filter((it) => it.available));
+
+        assert.deepEqual((await readAll(store, list.id, false, 5)).map((b) => b.length), [5, 5]);
+        assert.deepEqual((await readAll(store, list.id)).map((b) => b.length), [10]);
+        assert.deepEqual(await readAll(store, 987_654_321), []);
+      });
+
+      it('round-trips every PriceItem field', async () => {
+        const storeId = await createStore(store);
+        const rich = item('Ёж-1 📦\\N', {
+          name: 'Смартфон «Галактика» 📱\ttab\nnewline\rcr \\backslash\\ "quote" \\N',
+          price: 9_007_199_254_740_99, old_price: 0, purchase_price: 123_456_789_01, currency: 'USD', available: false, quantity: 2 ** 40,
+          url: 'https://shop.example/p/ё?x=1&y=2', picture: 'http://img.example/1.jpg', vendor: 'Вендор', vendor_code: 'VC-1',
+          barcode: '4601234567890', description: '', category: 'Электроника / Смартфоны 📱',
+          competitors: [
+            { name: 'shop-b.example', price: 19_490_00, url: 'https://b.example/x', available: true },
+            { name: 'магазин-с', price: 1, url: null, available: null },
+          ],
+          attributes: { 'цвет': 'красный', 'z-last': '1', 'a-first': '🙂', '': 'empty key', 'tab\tkey': 'line\nvalue' },
+        });
+        const empty = item('plain', { quantity: 0, price: 0 });
+        const list = await publish(store, storeId, [rich, empty]);
+        const [back, plain] = (await readAll(store, list.id)).flat();
+        assert.deepEqual(back, rich);
+        // Attribute order is part of the item (it orders YML params).
+        assert.deepEqual(Object.keys(back.attributes!), Object.keys(rich.attributes!));
+        assert.deepEqual(plain, empty);
+        assert.equal(typeof back.price, 'number');
+        assert.equal(typeof back.quantity, 'number');
+        assert.equal(typeof back.available, 'boolean');
+      });
+    });
+
+    describe('categories', () => {
+      it('keeps ids stable across publications that add categories, with every level and parent', async () => {
+        const storeId = await createStore(store);
+        const first = await publish(store, storeId, [item('a', { category: 'Дом / Кухня' }), item('b')]);
+        const cats1 = await store.getCategories(storeId, first.category_ids);
+        assert.deepEqual(cats1.map((c) => c.path).sort(), ['', 'Дом', 'Дом / Кухня']);
+        const byPath1 = new Map(cats1.map((c) => [c.path, c]));
+        assert.equal(byPath1.get('Дом / Кухня')!.parent_id, byPath1.get('Дом')!.id);
+        assert.equal(byPath1.get('Дом')!.parent_id, null);
+        assert.equal(byPath1.get('')!.parent_id, null);
+        assert.ok(cats1.every((c) => c.store_id === storeId && Number.isInteger(c.id) && c.id > 0));
+
+        const second = await publish(store, storeId, [
+          item('c', { category: 'Дом / Кухня / Ножи' }), item('d', { category: 'Дом / Сад' }), item('e', { category: 'Авто' }),
+        ]);
+        const cats2 = await store.getCategories(storeId, second.category_ids);
+        const byPath2 = new Map(cats2.map((c) => [c.path, c]));
+        assert.deepEqual([...byPath2.keys()].sort(), ['Авто', 'Дом', 'Дом / Кухня', 'Дом / Кухня / Ножи', 'Дом / Сад']);
+        assert.equal(second.category_ids.length, 5);
+        assert.equal(byPath2.get('Дом')!.id, byPath1.get('Дом')!.id);
+        assert.equal(byPath2.get('Дом / Кухня')!.id, byPath1.get('Дом / Кухня')!.id);
+        assert.equal(byPath2.get('Дом / Кухня / Ножи')!.parent_id, byPath1.get('Дом / Кухня')!.id);
+        assert.equal(byPath2.get('Дом / Сад')!.parent_id, byPath1.get('Дом')!.id);
+        assert.equal(new Set(second.category_ids).size, 5);
+
+        // Another store's same path gets its own id, and ids of one store are not readable through another.
+        const other = await createStore(store);
+        const otherList = await publish(store, other, [item('x', { category: 'Дом' })]);
+        assert.notEqual(otherList.category_ids[0], byPath1.get('Дом')!.id);
+        assert.deepEqual(await store.getCategories(other, first.category_ids), []);
+        assert.deepEqual(await store.getCategories(storeId, []), []);
+      });
+    });
+
+    describe('through the domain', () => {
+      it('publishes the legacy sample: 12 items, 10 available, in file order', async () => {
+        await store.createStore({ id: 'demo-shop', name: 'Demo Shop', currency: 'RUB', url: 'https://demo-shop.example', company: null });
+        const list = await publishPriceList(store, 'demo-shop', readSource(createReadStream(FIXTURE), 'json'));
+        assert.equal(list.version, 1);
+        assert.equal(list.item_count, 12);
+        assert.equal(list.available_count, 10);
+        assert.deepEqual(list.currencies, ['RUB', 'USD']);
+        const items = (await readAll(store, list.id)).flat();
+        assert.deepEqual(items.map((it) => it.offer_id), ['A-100', 'A-101', 'A-102', 'A-103', 'A-104', 'A-105', 'A-106', 'A-107', 'A-108', 'A-109', 'B/200', 'B-201']);
+        assert.equal(items[1].price, 79_950);
+        assert.equal(items[8].price, 123_456_789);
+        assert.equal(items[10].name, 'Carriage\rreturn');
+        assert.equal((await readAll(store, list.id, true)).flat().length, 10);
+        const categories = await store.getCategories('demo-shop', list.category_ids);
+        assert.ok(categories.some((c) => c.path === 'Электроника / Смартфоны'));
+      });
+
+      it('refuses a publication with bad rows, lists each one, and keeps the previous list latest', async () => {
+        const storeId = await createStore(store);
+        const kept = await publish(store, storeId, [item('keep')]);
+        const lines = [
+          '{"offer_id":"ok-1","name":"Good","price":1}',
+          '{"offer_id":"bad-price","name":"Bad","price":1.005}',
+          '{"offer_id":"ok-1","name":"Repeat","price":2}',
+          '{not json',
+          '',
+          '{"offer_id":"ok-2","name":"","price":3}',
+          '{"offer_id":"ok-3","name":"Good","price":4}',
+        ];
+        const source = readSource(Readable.from([lines.join('\n')]), 'ndjson');
+        const error = await publishPriceList(store, storeId, source).then(() => null, (e: unknown) => e);
+        assert.ok(error instanceof AppError, String(error));
+        assert.equal(error.code, 'invalid_publication');
+        assert.equal(error.extra.problemCount, 4);
+        assert.deepEqual(error.extra.problems!.map((p) => p.position).sort(), ['line 2', 'line 3', 'line 4', 'line 6']);
+        assert.match(error.extra.problems!.find((p) => p.position === 'line 3')!.reason, /ok-1/);
+        assert.deepEqual(await store.getLatestPriceList(storeId), kept);
+        assert.deepEqual((await readAll(store, kept.id)).flat().map((it) => it.offer_id), ['keep']);
+      });
+    });
+  });
+}

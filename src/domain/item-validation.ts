@@ -27,7 +27,8 @@ export function normalizeItem(
       problems.push(`${name} must be a string`);
       return null;
     }
-    if (required && value.trim() === '') problems.push(`${name} must not be empty`);
+    if (CONTROL_CHARACTER.test(value)) problems.push(`${name} contains a control character (only tab, line feed and carriage return are allowed)`);
+    else if (required && value.trim() === '') problems.push(`${name} must not be empty`);
     else if (value.length > max) problems.push(`${name} must be at most ${max} characters`);
     return value;
   };
@@ -104,6 +105,9 @@ export function normalizeItem(
   return problems.length > 0 ? { problems } : { item };
 }
 
+/** C0 controls but tab, LF and CR: XML 1.0 cannot carry them and PostgreSQL refuses NUL. */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+
 /** `Electronics /Phones ` → `Electronics / Phones`: one spelling per path, so category ids stay stable. */
 export const normalizeCategory = (path: string): string =>
   path.split('/').map((level) => level.trim()).filter((level) => level !== '').join(' / ');
@@ -147,6 +151,7 @@ function parseCompetitors(value: unknown, present: boolean, problems: string[]):
     if (entry === null || typeof entry !== 'object') return void problems.push(`${at} must be an object`);
     const c = entry as Record<string, unknown>;
     if (typeof c.name !== 'string' || c.name.trim() === '') return void problems.push(`${at}.name is required`);
+    if (CONTROL_CHARACTER.test(c.name)) return void problems.push(`${at}.name contains a control character`);
     const price = parseMoney(c.price);
     if (typeof price === 'string') return void problems.push(`${at}.price ${price}`);
     const url = c.url === undefined || c.url === null ? null : c.url;
@@ -166,7 +171,8 @@ function parseAttributes(value: unknown, present: boolean, problems: string[]): 
     return attributes;
   }
   for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof entry === 'string') attributes.set(key, entry);
+    if (typeof entry === 'string' && CONTROL_CHARACTER.test(entry)) problems.push(`attributes.${key} contains a control character`);
+    else if (typeof entry === 'string') attributes.set(key, entry);
     else if (typeof entry === 'number' || typeof entry === 'boolean') attributes.set(key, String(entry));
     else if (entry !== null) problems.push(`attributes.${key} must be a string`);
   }

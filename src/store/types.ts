@@ -1,7 +1,7 @@
 /**
  * The storage seam. The domain talks only to this interface; `src/store/factory.ts` picks
  * the SQLite or the PostgreSQL implementation from DATABASE_URL. Both pass the same
- * contract tests (`src/store/store.contract-test.ts`).
+ * contract tests (`src/store/store.contract.test.ts`).
  */
 import type { PriceItem } from '../domain/price-item.js';
 import type { Profile, ProfileDefinition } from '../domain/profile.js';

@@ -49,16 +49,18 @@ export class SqliteStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    const applied = new Set(this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
-    SQLITE_MIGRATIONS.forEach((sql, index) => {
-      const version = index + 1;
-      if (applied.has(version)) return;
-      this.db.transaction(() => {
+    // One write transaction for the check and the changes: two processes migrating a new file
+    // at once take turns, and the second finds everything applied.
+    this.db.transaction(() => {
+      this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+      const applied = new Set(this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+      SQLITE_MIGRATIONS.forEach((sql, index) => {
+        const version = index + 1;
+        if (applied.has(version)) return;
         this.db.exec(sql);
         this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
-      }).immediate();
-    });
+      });
+    }).immediate();
   }
 
   async ping(): Promise<void> {
@@ -248,8 +250,10 @@ class SqliteDraft implements PublicationDraft {
   }
 
   async commit(summary: PublicationSummary): Promise<PriceListRecord> {
-    const now = Date.now();
+    let now = 0;
     const commit = this.db.transaction(() => {
+      // Taken under the write lock, so a later version never gets an earlier publication time.
+      now = Date.now();
       const categoryIds = this.ensureCategories(summary.category_paths);
       const { last_version: version } = this.db
         .prepare('UPDATE stores SET last_version = last_version + 1 WHERE id = ? RETURNING last_version')

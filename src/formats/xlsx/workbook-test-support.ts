@@ -1,6 +1,6 @@
 /*
- * Test-only helpers for the xlsx writers: the fixture normalized to PriceItem (a small local
- * normalizer; the real one lives with publishing), an ExportMeta built by hand, byte
+ * Test-only helpers for the xlsx writers: the fixture normalized to PriceItem (by the formats'
+ * test normalizer), an ExportMeta built by hand, byte
  * collection, reading a workbook back (exceljs, a bare unzip, openpyxl), and LibreOffice.
  */
 import { spawnSync } from 'node:child_process';
@@ -10,50 +10,15 @@ import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { LEGACY_COLUMNS, type ExportColumn } from '../../domain/columns.js';
-import { parseMoney, type Cents } from '../../domain/money.js';
 import type { PriceItem } from '../../domain/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS } from '../../domain/profile.js';
+import { normalizeItem } from '../test-support.js';
 import type { ExportMeta } from '../types.js';
 
 type Raw = Record<string, unknown>;
 
-function cents(value: unknown): Cents {
-  const parsed = parseMoney(value);
-  if (typeof parsed === 'string') throw new Error(`bad money ${String(value)}: ${parsed}`);
-  return parsed;
-}
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-/** A fixture item (major units) → PriceItem with CONTRACT §2's defaults. */
-export function toPriceItem(raw: Raw): PriceItem {
-  const quantity = typeof raw.quantity === 'number' ? raw.quantity : null;
-  return {
-    offer_id: String(raw.offer_id),
-    name: String(raw.name),
-    price: cents(raw.price),
-    old_price: raw.old_price == null ? null : cents(raw.old_price),
-    purchase_price: raw.purchase_price == null ? null : cents(raw.purchase_price),
-    currency: text(raw.currency) ?? 'RUB',
-    available: typeof raw.available === 'boolean' ? raw.available : quantity === null || quantity > 0,
-    quantity,
-    url: text(raw.url),
-    picture: text(raw.picture),
-    vendor: text(raw.vendor),
-    vendor_code: text(raw.vendor_code),
-    barcode: text(raw.barcode),
-    description: text(raw.description),
-    category: text(raw.category),
-    competitors: Array.isArray(raw.competitors)
-      ? (raw.competitors as Raw[]).map((c) => ({
-          name: String(c.name),
-          price: cents(c.price),
-          url: text(c.url),
-          available: typeof c.available === 'boolean' ? c.available : null,
-        }))
-      : null,
-    attributes: (raw.attributes as Record<string, string> | undefined) ?? null,
-  };
-}
+/** A fixture item (major units) → PriceItem with CONTRACT §2's defaults: the formats' test normalizer. */
+export const toPriceItem = (raw: Raw): PriceItem => normalizeItem(raw);
 
 /** test/fixtures/legacy-sample.json as PriceItems. */
 export function sampleItems(): PriceItem[] {

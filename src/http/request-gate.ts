@@ -1,54 +1,128 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { KeyLookup } from '../store/types.js';
-import type { RateCounter } from '../rate-limit/interface.js';
+import type { RateCounter, WindowCount } from '../rate-limit/interface.js';
 
+/** CONTRACT §8 counts per minute. */
 const WINDOW_MS = 60_000;
+/** While the counters are unreachable, one warning per this interval, not one per request. */
+const OUTAGE_WARNING_INTERVAL_MS = 30_000;
+/**
+ * After a counter failure the counters are not asked again for this long: a Redis that hangs
+ * (rather than refuses) costs each ask its command timeout, and that must not be every request's.
+ */
+const OUTAGE_BACKOFF_MS = 5_000;
 
 export interface GateLimits {
   perStorePerMin: number;
   authFailsPerClientPerMin: number;
 }
 
+/** The quota a response reports in its RateLimit / RateLimit-Policy headers. */
+export interface QuotaReport {
+  /** The policy name in the headers: `store` (a store's requests) or `auth-fail` (a client's wrong keys). */
+  policy: 'store' | 'auth-fail';
+  limit: number;
+  remaining: number;
+  resetInMs: number;
+}
+
+/**
+ * A wrong key counts against the client; a missing key does not (it guesses nothing, and
+ * refusing it costs no database round trip).
+ */
+const isWrongKey = (error: unknown) => isAppError(error) && (error.code === 'invalid_key' || error.code === 'revoked_key');
+
 /**
  * Admits a key holder's request (CONTRACT §8): a client over its failed-key limit is refused
- * before its key is looked at; a failed key counts against the client, never against a store;
- * an accepted key counts against its store's quota, shared by all the store's keys.
+ * before its key is looked at (so a guesser cannot tell a right key from a wrong one once
+ * limited); a wrong key counts against the client, never against a store; an accepted key
+ * counts against its store's quota, shared by all the store's keys.
+ *
+ * When the counters cannot be reached (Redis down or slow), the gate fails OPEN: requests are
+ * admitted without limits and a warning is logged. The limits protect the service from abuse;
+ * refusing every store's downloads because a side cache is down would do the abuser's work.
+ * The Redis counter fails fast (see redis-counter.ts), and after a failure the gate leaves the
+ * counters alone for a few seconds, so an outage costs next to no latency.
  */
 export class RequestGate {
+  private lastOutageWarning = 0;
+  private uncountedChecks = 0;
+  private skipCountersUntil = 0;
+
   constructor(private readonly counter: RateCounter, private readonly limits: GateLimits) {}
 
   async admit(request: FastifyRequest, authenticate: () => Promise<KeyLookup>): Promise<KeyLookup> {
     const clientKey = `fail:${request.ip}`;
-    const fails = await this.counter.peek(clientKey, WINDOW_MS);
-    if (fails.count >= this.limits.authFailsPerClientPerMin) {
-      throw this.limited('too many wrong API keys from this address', this.limits.authFailsPerClientPerMin, fails.resetInMs, 0);
+    const failLimit = this.limits.authFailsPerClientPerMin;
+    const fails = await this.count(request, () => this.counter.peek(clientKey, WINDOW_MS));
+    if (fails && fails.count >= failLimit) {
+      throw this.limited(request, 'too many wrong API keys from this address', { policy: 'auth-fail', limit: failLimit, remaining: 0, resetInMs: fails.resetInMs });
     }
+
     let lookup: KeyLookup;
     try {
       lookup = await authenticate();
     } catch (error) {
-      if (isAppError(error) && error.status === 401) await this.counter.hit(clientKey, WINDOW_MS);
+      if (!isWrongKey(error)) throw error;
+      const used = await this.count(request, () => this.counter.hit(clientKey, WINDOW_MS));
+      if (used) {
+        const quota: QuotaReport = { policy: 'auth-fail', limit: failLimit, remaining: Math.max(0, failLimit - used.count), resetInMs: used.resetInMs };
+        // Concurrent guesses can pass the peek together; past the limit they all get 429 alike.
+        if (used.count > failLimit) throw this.limited(request, 'too many wrong API keys from this address', quota);
+        request.rateLimit = quota;
+      }
       throw error;
     }
-    const used = await this.counter.hit(`store:${lookup.store.id}`, WINDOW_MS);
-    const remaining = Math.max(0, this.limits.perStorePerMin - used.count);
-    request.rateLimit = { limit: this.limits.perStorePerMin, remaining, resetInMs: used.resetInMs };
-    if (used.count > this.limits.perStorePerMin) {
-      throw this.limited('too many requests for this store', this.limits.perStorePerMin, used.resetInMs, 0);
+
+    const storeLimit = this.limits.perStorePerMin;
+    const used = await this.count(request, () => this.counter.hit(`store:${lookup.store.id}`, WINDOW_MS));
+    if (used) {
+      const quota: QuotaReport = { policy: 'store', limit: storeLimit, remaining: Math.max(0, storeLimit - used.count), resetInMs: used.resetInMs };
+      if (used.count > storeLimit) throw this.limited(request, 'too many requests for this store', quota);
+      request.rateLimit = quota;
     }
     return lookup;
   }
 
-  private limited(detail: string, limit: number, resetInMs: number, remaining: number): AppError {
-    const retryAfterSeconds = Math.max(1, Math.ceil(resetInMs / 1000));
-    return new AppError('rate_limited', detail, { retryAfterSeconds, rateLimit: { limit, remaining, resetInMs } });
+  /** A count, or null when the counters cannot be reached (fail open, see the class comment). */
+  private async count(request: FastifyRequest, read: () => Promise<WindowCount>): Promise<WindowCount | null> {
+    if (Date.now() < this.skipCountersUntil) {
+      this.uncountedChecks++;
+      return null;
+    }
+    try {
+      return await read();
+    } catch (error) {
+      this.skipCountersUntil = Date.now() + OUTAGE_BACKOFF_MS;
+      this.warnOutage(request.log, error);
+      return null;
+    }
+  }
+
+  private warnOutage(log: FastifyBaseLogger, error: unknown): void {
+    this.uncountedChecks++;
+    const now = Date.now();
+    if (now - this.lastOutageWarning < OUTAGE_WARNING_INTERVAL_MS) return;
+    this.lastOutageWarning = now;
+    // The error's name only: a driver's message could quote the Redis address with its password.
+    log.warn(
+      { err: { type: (error as Error)?.name ?? typeof error }, uncounted_checks: this.uncountedChecks },
+      'rate-limit counters unreachable: admitting requests without limits until they answer',
+    );
+    this.uncountedChecks = 0;
+  }
+
+  private limited(request: FastifyRequest, detail: string, quota: QuotaReport): AppError {
+    request.rateLimit = quota;
+    const retryAfterSeconds = Math.max(1, Math.ceil(quota.resetInMs / 1000));
+    return new AppError('rate_limited', detail, { retryAfterSeconds, rateLimit: { limit: quota.limit, remaining: quota.remaining, resetInMs: quota.resetInMs } });
   }
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The store quota after this request, for the RateLimit headers. */
-    rateLimit?: { limit: number; remaining: number; resetInMs: number };
+    /** The quota this request was counted against, for the RateLimit headers. */
+    rateLimit?: QuotaReport;
   }
 }

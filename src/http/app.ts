@@ -1,16 +1,19 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Store } from '../store/types.js';
 import type { RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
+import { registerDrain } from './graceful-shutdown.js';
 import { registerErrorHandling } from './plugins/error-handling.js';
-import { problemBody } from './problem.js';
+import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
 import { registerExportRoutes } from './routes/exports.js';
+import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
-// import { registerSummaryRoute } from './routes/summary.js';
+import { registerSummaryRoute } from './routes/summary.js';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -25,7 +28,7 @@ export interface AppDependencies {
  * Logs name the route pattern, never the raw address: a key may travel in the path or query.
  * The framework's own request logging is off for the same reason; `onResponse` logs instead.
  */
-function loggerOptions(config: Readonly<Config>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
     ...(stream ? { stream } : {}),
@@ -41,8 +44,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const { config, store } = deps;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
-    disableRequestLogging: true,
-    trustProxy: true,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Only the configured proxies may name the client (X-Forwarded-For is the client's to forge).
+    // A hop count is documented Fastify behaviour; its types only omit the number form.
+    trustProxy: config.trustProxy as boolean | string[],
     // The predecessor ran on a case-insensitive server; old links are spelled every way (CONTRACT §3).
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     // Framework errors before routing (a bad %-escape) must not echo the address.
@@ -54,9 +59,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         .header('X-Content-Type-Options', 'nosniff')
         .send(Buffer.from(JSON.stringify(problemBody('invalid_parameter', 'the address is malformed', config.basePath))));
     },
+    // Requests the HTTP parser refuses never reach a route: answer them ourselves, and never
+    // log the error (it carries the raw request bytes, key included).
+    clientErrorHandler: (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket, config.basePath),
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Shutdown answers 503 problem+json itself while draining (graceful-shutdown.ts); Fastify's own 503 has its own body.
+    return503OnClosing: false,
   });
+
+  acceptEveryMethod(app);
+  // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
+  registerDrain(app, config.basePath);
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -80,8 +93,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       scope.setValidatorCompiler(() => () => true);
       await registerOpenApi(scope, config);
       registerMeRoute(scope, store, gate, publicBase);
+      registerBuilderRoute(scope, config);
       registerExportRoutes(scope, store, gate);
-      // registerSummaryRoute(scope, store, gate);
+      registerSummaryRoute(scope, store, gate);
     },
     { prefix: config.basePath },
   );

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyReply } from 'fastify';
 import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
 import type { AppError } from '../errors/app-error.js';
@@ -22,4 +23,26 @@ export function sendProblem(reply: FastifyReply, error: AppError, basePath: stri
     .header('Cache-Control', 'no-store')
     // A Buffer keeps the media type exactly as the contract spells it (a string gets "; charset=utf-8").
     .send(Buffer.from(JSON.stringify(problemBody(error.code, error.detail, basePath, extra))));
+}
+
+const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+};
+
+/**
+ * A request the HTTP parser refused (bad request line, bad header byte, …): a problem+json
+ * 400 (431, 408) with the security headers, then the connection closes. Nothing is logged.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, basePath: string): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
+  const body = JSON.stringify({ ...problemBody('invalid_parameter', 'the request is malformed', basePath), status });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Referrer-Policy: no-referrer\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

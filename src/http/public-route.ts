@@ -1,7 +1,16 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { METHODS } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 
-const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/** Every method Node parses but GET, HEAD (answered) and CONNECT (not a request for an address). */
+export const OTHER_METHODS: readonly string[] = METHODS.filter((m) => !['GET', 'HEAD', 'CONNECT'].includes(m));
+
+/** Fastify knows only the common methods until told: tell it the rest, so they answer 405, not 404. */
+export function acceptEveryMethod(app: FastifyInstance): void {
+  for (const method of OTHER_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
+}
 
 /**
  * Registers a public GET address (HEAD answered by the same handler) and a 405 answer with
@@ -15,7 +24,7 @@ export function publicRoute(
 ): void {
   app.route({ method: ['GET', 'HEAD'], url, schema, handler });
   app.route({
-    method: [...OTHER_METHODS],
+    method: OTHER_METHODS as HTTPMethods[],
     url,
     schema: { hide: true } as FastifySchema,
     // A body on a wrong method must not be parsed (or refused) before the 405.

@@ -69,5 +69,5 @@ export const parentPath = (path: string): string | null => {
 
 /** Superseded lists stay readable this long, so a download that started before a publication completes. */
 export const SUPERSEDED_GRACE_MS = 15 * 60_000;
-/** A draft older than this was left by a crash and is removed. */
-export const STALE_DRAFT_MS = 6 * 60 * 60_000;
+/** A draft older than this was left by a crash and is removed (a million-item publication takes about a minute). */
+export const STALE_DRAFT_MS = 60 * 60_000;

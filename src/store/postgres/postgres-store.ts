@@ -49,12 +49,22 @@ const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available
  * The server store. Times come from the database clock, so every instance agrees on what
  * "stale" and "superseded 15 minutes ago" mean.
  */
+/** Reads on a request's path give up after this (the request then answers 503 instead of hanging). */
+const REQUEST_READ_MS = 5_000;
+
+/** pg honours a per-query `query_timeout` (client side); @types/pg only lists it on the client config. */
+function timed<T extends object>(config: T, ms = REQUEST_READ_MS): T {
+  return Object.assign(config, { query_timeout: ms });
+}
+
 export class PostgresStore implements Store {
   readonly dialect = 'postgres';
   private readonly pool: pg.Pool;
 
   constructor(databaseUrl: string) {
-    this.pool = new pg.Pool({ connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 10_000 });
+    // A partitioned network must not hang requests: new connections give up after 3 s and dead
+    // ones are noticed by TCP keepalive; request-path reads carry their own timeout (REQUEST_READ_MS).
+    this.pool = new pg.Pool({ connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true });
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
@@ -78,7 +88,7 @@ export class PostgresStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    await this.pool.query(timed({ text: 'SELECT 1' }, 2_000));
   }
 
   async close(): Promise<void> {
@@ -111,16 +121,13 @@ export class PostgresStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyLookup | null> {
-    const { rows } = await this.pool.query(
-      `SELECT ${KEY_COLUMNS}, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company,
+    const { rows } = await this.pool.query(timed({ text: `SELECT ${KEY_COLUMNS}, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company,
               s.created_at AS s_created_at, p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at,
               p.item_count AS p_item_count, p.available_count AS p_available_count, p.currencies AS p_currencies,
               p.category_ids AS p_category_ids
          FROM api_keys k JOIN stores s ON s.id = k.store_id
          LEFT JOIN price_lists p ON p.id = s.latest_price_list_id
-        WHERE k.hash = $1`,
-      [hash],
-    );
+        WHERE k.hash = $1`, values: [hash] }));
     const row = rows[0] as Row | undefined;
     if (!row) return null;
     return {
@@ -143,7 +150,7 @@ export class PostgresStore implements Store {
   }
 
   async touchKey(id: string, at: Date): Promise<void> {
-    await this.pool.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
+    await this.pool.query(timed({ text: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2', values: [at, id] }));
   }
 
   async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | null> {
@@ -163,12 +170,12 @@ export class PostgresStore implements Store {
   }
 
   async getProfile(id: number): Promise<Profile | null> {
-    const { rows } = await this.pool.query('SELECT * FROM profiles WHERE id = $1', [id]);
+    const { rows } = await this.pool.query(timed({ text: 'SELECT * FROM profiles WHERE id = $1', values: [id] }));
     return rows[0] ? profileFrom(rows[0]) : null;
   }
 
   async listProfiles(storeId: string): Promise<Profile[]> {
-    return (await this.pool.query('SELECT * FROM profiles WHERE store_id = $1 ORDER BY id', [storeId])).rows.map(profileFrom);
+    return (await this.pool.query(timed({ text: 'SELECT * FROM profiles WHERE store_id = $1 ORDER BY id', values: [storeId] }))).rows.map(profileFrom);
   }
 
   async beginPublication(storeId: string): Promise<PublicationDraft> {
@@ -185,19 +192,13 @@ export class PostgresStore implements Store {
   }
 
   async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {
-    const { rows } = await this.pool.query(
-      `SELECT ${LIST_COLUMNS.replace(/\w+/g, 'p.$&')} FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = $1`,
-      [storeId],
-    );
+    const { rows } = await this.pool.query(timed({ text: `SELECT ${LIST_COLUMNS.replace(/\w+/g, 'p.$&')} FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = $1`, values: [storeId] }));
     return rows[0] ? priceListFrom(rows[0]) : null;
   }
 
   async getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.pool.query(
-      'SELECT id, store_id, path, parent_id FROM categories WHERE store_id = $1 AND id = ANY($2::bigint[]) ORDER BY id',
-      [storeId, ids],
-    );
+    const { rows } = await this.pool.query(timed({ text: 'SELECT id, store_id, path, parent_id FROM categories WHERE store_id = $1 AND id = ANY($2::bigint[]) ORDER BY id', values: [storeId, ids] }));
     return rows.map((r) => ({ id: Number(r.id), store_id: r.store_id, path: r.path, parent_id: r.parent_id === null ? null : Number(r.parent_id) }));
   }
 
@@ -210,7 +211,7 @@ export class PostgresStore implements Store {
                    ORDER BY seq LIMIT $3`;
     let after = -1;
     for (;;) {
-      const { rows } = await this.pool.query<unknown[]>({ text, values: [priceListId, after, batchSize], rowMode: 'array' });
+      const { rows } = await this.pool.query<unknown[]>(timed({ text, values: [priceListId, after, batchSize], rowMode: 'array' }));
       if (rows.length === 0) return;
       after = Number(rows[rows.length - 1][0]);
       yield rows.map((row) => itemFromRow(row.slice(1)));

@@ -33,7 +33,20 @@ const DESCRIPTION =
   '(type it into the operation\'s parameters). The page at `/` builds these addresses for a key and previews what they return.\n\n' +
   'Every error is RFC 9457 problem details (`application/problem+json`) with a `code`; its `type` points at the row below.\n\n' +
   '| code | status | title | when |\n|---|---|---|---|\n' +
-  ERROR_TABLE;
+  ERROR_TABLE +
+  '\n\n**Where the contract leaves a choice** (also in the README):\n\n' +
+  [
+    'A key starting with `pex_` must be a well-formed new key with a valid checksum, or it is refused (401 `invalid_key`) without a database look-up.',
+    'ETags are strong and differ per content coding (`"v3-…"`, `"v3-…-gzip"`, `"v3-…-br"`); `If-None-Match` matches any of them. `If-None-Match` wins over `If-Modified-Since`.',
+    'Rate limits count whole clock minutes. Only a wrong or revoked key counts against the client address; a missing key does not. A client over its wrong-key limit is refused even with a right key.',
+    'XML and YML drop characters XML 1.0 cannot carry; publishing refuses them in the first place (only tab, LF and CR among control characters).',
+    'YML: items without a category go under one default category named `Other`; category ids never change for a path.',
+    'XLSX: booleans are TRUE/FALSE cells; a sheet past Excel\'s 1,048,575 data rows continues on `Prices (2)` (`Matrix (2)`, `Offers (2)`).',
+    'Summary: rank and gap are empty for a product without competitor prices; `difference` is our price minus theirs, `difference_%` relative to theirs; price indices skip products whose price is 0.',
+    'While shutting down, the service answers new requests 503 with `Retry-After` and finishes downloads in progress.',
+  ]
+    .map((line) => `- ${line}`)
+    .join('\n');
 
 /**
  * Swagger UI draws the description after the page has loaded, so the browser's own jump to

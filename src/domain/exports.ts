@@ -9,6 +9,8 @@ import { getProfileForStore } from './profiles.js';
 export interface ExportRequest {
   onlyAvailable: boolean;
   profileId: number | null;
+  /** The writer reads nothing but meta.columns (every format but YML and the summary). */
+  columnsOnly?: boolean;
 }
 
 /** What an export needs: the meta for the writer, and a way to read the items (more than once if a writer needs two passes). */
@@ -55,8 +57,13 @@ export async function planExport(store: Store, lookup: KeyLookup, request: Expor
   return {
     meta,
     profile,
-    readBatches: () => store.readItems(list.id, { onlyAvailable: request.onlyAvailable }),
+    readBatches: () => store.readItems(list.id, { onlyAvailable: request.onlyAvailable, withExtra: !(request.columnsOnly && readsLegacyFieldsOnly(meta.columns)) }),
   };
 }
+
+const LEGACY_FIELDS = new Set(LEGACY_COLUMNS.map((column) => column.field));
+
+/** Columns that read only the legacy fields (or constants) need none of an item's other fields. */
+const readsLegacyFieldsOnly = (columns: ExportMeta['columns']): boolean => columns.every((c) => c.field === null || LEGACY_FIELDS.has(c.field));
 
 const depth = (path: string): number => (path === '' ? 0 : path.split(' / ').length);

@@ -23,6 +23,8 @@ export function extraJson(item: PriceItem): string | null {
 
 /** Column order of a stored item row, shared by both dialects' SELECTs. */
 export const ITEM_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url, extra';
+/** The same with `extra` left out (ReadItemsOptions.withExtra false). */
+export const LEGACY_ITEM_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url, NULL';
 
 /** A raw row in ITEM_COLUMNS order back into a PriceItem. */
 export function itemFromRow(row: unknown[]): PriceItem {

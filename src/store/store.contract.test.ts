@@ -413,6 +413,15 @@ for (const dialect of DIALECTS) {
         assert.equal(typeof back.quantity, 'number');
         assert.equal(typeof back.available, 'boolean');
       });
+
+      it('withExtra false returns the stored columns and leaves every other field null', async () => {
+        const storeId = await createStore(store);
+        const rich = item('x-1', { vendor: 'V', category: 'A / B', attributes: { a: '1' }, competitors: [{ name: 'c', price: 1, url: null, available: null }], old_price: 5, url: 'https://s.example/x' });
+        const list = await publish(store, storeId, [rich]);
+        const batches: PriceItem[][] = [];
+        for await (const batch of store.readItems(list.id, { onlyAvailable: false, withExtra: false })) batches.push(batch);
+        assert.deepEqual(batches.flat(), [{ ...rich, vendor: null, category: null, attributes: null, competitors: null }]);
+      });
     });
 
     describe('categories', () => {

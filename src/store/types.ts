@@ -106,6 +106,11 @@ export interface ReadItemsOptions {
   onlyAvailable: boolean;
   /** Items per batch; the reader yields between batches. */
   batchSize?: number;
+  /**
+   * False when the reader needs only the legacy columns (offer_id … url): the other fields
+   * come back null and their JSON is not read or parsed. Default true.
+   */
+  withExtra?: boolean;
 }
 
 export interface Store {

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Profile, ProfileDefinition } from '../../domain/profile.js';
 import type { PriceItem } from '../../domain/price-item.js';
-import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
@@ -203,10 +203,10 @@ export class PostgresStore implements Store {
   }
 
   async *readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
-    const batchSize = options.batchSize ?? 2000;
+    const batchSize = options.batchSize ?? 5000;
     // Keyset pages, each its own statement: a slow download holds no transaction or
     // connection between pages. A list is immutable, so the pages are consistent.
-    const text = `SELECT seq, ${ITEM_COLUMNS} FROM price_items
+    const text = `SELECT seq, ${options.withExtra === false ? LEGACY_ITEM_COLUMNS : ITEM_COLUMNS} FROM price_items
                    WHERE price_list_id = $1 AND seq > $2 ${options.onlyAvailable ? 'AND available' : ''}
                    ORDER BY seq LIMIT $3`;
     let after = -1;

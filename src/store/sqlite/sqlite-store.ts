@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Profile, ProfileDefinition } from '../../domain/profile.js';
 import type { PriceItem } from '../../domain/price-item.js';
-import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
@@ -188,12 +188,12 @@ export class SqliteStore implements Store {
   }
 
   async *readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
-    const batchSize = options.batchSize ?? 2000;
+    const batchSize = options.batchSize ?? 5000;
     // Keyset pages rather than one open cursor: better-sqlite3 is synchronous, and a page at a
     // time lets other requests run between pages. A list is immutable, so pages are consistent.
     const page = this.db
       .prepare(
-        `SELECT seq, ${ITEM_COLUMNS} FROM price_items
+        `SELECT seq, ${options.withExtra === false ? LEGACY_ITEM_COLUMNS : ITEM_COLUMNS} FROM price_items
           WHERE price_list_id = ? AND seq > ? ${options.onlyAvailable ? 'AND available = 1' : ''}
           ORDER BY seq LIMIT ?`,
       )

@@ -48,23 +48,38 @@ export class SqliteStore implements Store {
     this.db.pragma('busy_timeout = 10000');
   }
 
+  /**
+   * Prepared statements, kept: preparing costs more than running a key look-up, and every
+   * request runs the same few. Each SQL text is used in one mode (plain, pluck or raw) only.
+   */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   async migrate(): Promise<void> {
     // One write transaction for the check and the changes: two processes migrating a new file
     // at once take turns, and the second finds everything applied.
     this.db.transaction(() => {
       this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-      const applied = new Set(this.db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+      const applied = new Set(this.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
       SQLITE_MIGRATIONS.forEach((sql, index) => {
         const version = index + 1;
         if (applied.has(version)) return;
         this.db.exec(sql);
-        this.db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+        this.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
       });
     }).immediate();
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.prepare('SELECT 1').get();
   }
 
   async close(): Promise<void> {
@@ -73,32 +88,29 @@ export class SqliteStore implements Store {
 
   async createStore(store: NewStore): Promise<StoreRecord> {
     const now = Date.now();
-    this.db
-      .prepare('INSERT INTO stores (id, name, currency, url, company, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    this.prepare('INSERT INTO stores (id, name, currency, url, company, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(store.id, store.name, store.currency, store.url, store.company, now);
     return { ...store, created_at: date(now) };
   }
 
   async getStore(id: string): Promise<StoreRecord | null> {
-    const row = this.db.prepare('SELECT * FROM stores WHERE id = ?').get(id) as Row | undefined;
+    const row = this.prepare('SELECT * FROM stores WHERE id = ?').get(id) as Row | undefined;
     return row ? storeFrom(row) : null;
   }
 
   async listStores(): Promise<StoreRecord[]> {
-    return (this.db.prepare('SELECT * FROM stores ORDER BY id').all() as Row[]).map(storeFrom);
+    return (this.prepare('SELECT * FROM stores ORDER BY id').all() as Row[]).map(storeFrom);
   }
 
   async insertKey(key: NewApiKey): Promise<ApiKeyRecord> {
     const now = Date.now();
-    this.db
-      .prepare('INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    this.prepare('INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(key.id, key.store_id, key.label, key.prefix, key.hash, now);
     return { id: key.id, store_id: key.store_id, label: key.label, prefix: key.prefix, created_at: date(now), last_used_at: null, revoked_at: null };
   }
 
   async findKeyByHash(hash: string): Promise<KeyLookup | null> {
-    const row = this.db
-      .prepare(
+    const row = this.prepare(
         `SELECT k.*, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company,
                 s.created_at AS s_created_at, p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at,
                 p.item_count AS p_item_count, p.available_count AS p_available_count, p.currencies AS p_currencies,
@@ -120,20 +132,20 @@ export class SqliteStore implements Store {
   }
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
+    const row = this.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
     return row ? keyFrom(row) : null;
   }
 
   async listKeys(storeId: string): Promise<ApiKeyRecord[]> {
-    return (this.db.prepare('SELECT * FROM api_keys WHERE store_id = ? ORDER BY created_at, id').all(storeId) as Row[]).map(keyFrom);
+    return (this.prepare('SELECT * FROM api_keys WHERE store_id = ? ORDER BY created_at, id').all(storeId) as Row[]).map(keyFrom);
   }
 
   async touchKey(id: string, at: Date): Promise<void> {
-    this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
+    this.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
   }
 
   async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | null> {
-    this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id);
+    this.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id);
     return this.getKey(id);
   }
 
@@ -141,48 +153,44 @@ export class SqliteStore implements Store {
     const now = Date.now();
     const json = JSON.stringify(definition);
     if (id === undefined) {
-      const info = this.db
-        .prepare('INSERT INTO profiles (store_id, revision, definition, updated_at) VALUES (?, 1, ?, ?)')
+      const info = this.prepare('INSERT INTO profiles (store_id, revision, definition, updated_at) VALUES (?, 1, ?, ?)')
         .run(storeId, json, now);
       return this.getProfile(Number(info.lastInsertRowid));
     }
-    const info = this.db
-      .prepare('UPDATE profiles SET revision = revision + 1, definition = ?, updated_at = ? WHERE id = ? AND store_id = ?')
+    const info = this.prepare('UPDATE profiles SET revision = revision + 1, definition = ?, updated_at = ? WHERE id = ? AND store_id = ?')
       .run(json, now, id, storeId);
     return info.changes === 0 ? null : this.getProfile(id);
   }
 
   async getProfile(id: number): Promise<Profile | null> {
-    const row = this.db.prepare('SELECT * FROM profiles WHERE id = ?').get(id) as Row | undefined;
+    const row = this.prepare('SELECT * FROM profiles WHERE id = ?').get(id) as Row | undefined;
     return row ? profileFrom(row) : null;
   }
 
   async listProfiles(storeId: string): Promise<Profile[]> {
-    return (this.db.prepare('SELECT * FROM profiles WHERE store_id = ? ORDER BY id').all(storeId) as Row[]).map(profileFrom);
+    return (this.prepare('SELECT * FROM profiles WHERE store_id = ? ORDER BY id').all(storeId) as Row[]).map(profileFrom);
   }
 
   async beginPublication(storeId: string): Promise<PublicationDraft> {
     const now = Date.now();
     this.dropPriceLists(
-      this.db.prepare("SELECT id FROM price_lists WHERE store_id = ? AND status = 'draft' AND created_at < ?").pluck().all(storeId, now - STALE_DRAFT_MS) as number[],
+      this.prepare("SELECT id FROM price_lists WHERE store_id = ? AND status = 'draft' AND created_at < ?").pluck().all(storeId, now - STALE_DRAFT_MS) as number[],
     );
     const draftId = Number(
-      this.db.prepare("INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ?)").run(storeId, now).lastInsertRowid,
+      this.prepare("INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ?)").run(storeId, now).lastInsertRowid,
     );
     return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids));
   }
 
   async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {
-    const row = this.db
-      .prepare('SELECT p.* FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?')
+    const row = this.prepare('SELECT p.* FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?')
       .get(storeId) as Row | undefined;
     return row ? priceListFrom(row) : null;
   }
 
   async getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]> {
     if (ids.length === 0) return [];
-    const rows = this.db
-      .prepare('SELECT c.* FROM categories c JOIN json_each(?) j ON j.value = c.id WHERE c.store_id = ? ORDER BY c.id')
+    const rows = this.prepare('SELECT c.* FROM categories c JOIN json_each(?) j ON j.value = c.id WHERE c.store_id = ? ORDER BY c.id')
       .all(JSON.stringify(ids), storeId) as Row[];
     return rows.map((r) => ({ id: Number(r.id), store_id: r.store_id as string, path: r.path as string, parent_id: r.parent_id === null ? null : Number(r.parent_id) }));
   }
@@ -191,8 +199,7 @@ export class SqliteStore implements Store {
     const batchSize = options.batchSize ?? 5000;
     // Keyset pages rather than one open cursor: better-sqlite3 is synchronous, and a page at a
     // time lets other requests run between pages. A list is immutable, so pages are consistent.
-    const page = this.db
-      .prepare(
+    const page = this.prepare(
         `SELECT seq, ${options.withExtra === false ? LEGACY_ITEM_COLUMNS : ITEM_COLUMNS} FROM price_items
           WHERE price_list_id = ? AND seq > ? ${options.onlyAvailable ? 'AND available = 1' : ''}
           ORDER BY seq LIMIT ?`,
@@ -212,8 +219,8 @@ export class SqliteStore implements Store {
     if (ids.length === 0) return;
     const drop = this.db.transaction((list: readonly number[]) => {
       for (const id of list) {
-        this.db.prepare('DELETE FROM price_items WHERE price_list_id = ?').run(id);
-        this.db.prepare('DELETE FROM price_lists WHERE id = ?').run(id);
+        this.prepare('DELETE FROM price_items WHERE price_list_id = ?').run(id);
+        this.prepare('DELETE FROM price_lists WHERE id = ?').run(id);
       }
     });
     drop(ids);

@@ -1,38 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
-import { planExport } from '../../domain/exports.js';
+import { planExport, type ExportRequest } from '../../domain/exports.js';
+import type { Profile } from '../../domain/profile.js';
+import { getProfileForStore } from '../../domain/profiles.js';
 import { FORMAT_WRITERS } from '../../formats/registry.js';
-import type { Store } from '../../store/types.js';
+import type { FormatWriter } from '../../formats/types.js';
+import type { RenderCache } from '../../render-cache/interface.js';
+import { LatestListWarmer } from '../../render-cache/latest-warmer.js';
+import type { KeyLookup, PriceListRecord, Store, StoreRecord } from '../../store/types.js';
 import { parseExportParams } from '../export-params.js';
 import { publicRoute } from '../public-route.js';
-import { exportFileName, sendExport } from '../send-export.js';
+import { cacheKey, exportFileName, renderCacheOf, sendExport, type ExportFile, type ExportVariant } from '../send-export.js';
 import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
 import type { RequestGate } from '../request-gate.js';
 
 /** Addresses 2 and 4 of CONTRACT §3: the latest price list in any format, legacy CSV by default. */
-export function registerExportRoutes(app: FastifyInstance, store: Store, gate: RequestGate): void {
+export function registerExportRoutes(app: FastifyInstance, store: Store, gate: RequestGate, cache: RenderCache = renderCacheOf(app)): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
     const lookup = await gate.admit(request, () => authenticate(store, presentedKey));
     const params = parseExportParams(request.query);
-    const plan = await planExport(store, lookup, { onlyAvailable: params.onlyAvailable, profileId: params.profileId });
-    const writer = FORMAT_WRITERS[params.format ?? 'csv'];
-    const list = lookup.latest!;
-    return sendExport(request, reply, {
-      variant: {
-        endpoint: 'prices',
-        storeId: lookup.store.id,
-        priceListId: list.id,
-        version: list.version,
-        format: writer.format,
-        profileId: plan.profile?.id ?? null,
-        profileRevision: plan.profile?.revision ?? null,
-        onlyAvailable: params.onlyAvailable,
-      },
-      publishedAt: list.published_at,
-      contentType: writer.contentType(plan.meta),
-      fileName: exportFileName(lookup.store.id, list.published_at, writer.extension),
-      body: () => writer.render(plan.readBatches(), plan.meta),
-    });
+    const file = await priceListExport(store, lookup, FORMAT_WRITERS[params.format ?? 'csv'], { onlyAvailable: params.onlyAvailable, profileId: params.profileId });
+    return sendExport(request, reply, file, cache);
   };
 
   const campaign = (request: FastifyRequest, reply: FastifyReply) => serve(request, reply, (request.params as { api_key?: string }).api_key);
@@ -44,6 +32,83 @@ export function registerExportRoutes(app: FastifyInstance, store: Store, gate: R
     const key = (request.query as Record<string, unknown>).key;
     return serve(request, reply, firstString(key));
   });
+
+  warmLegacyCsv(app, store, cache);
+}
+
+/**
+ * One price list export, checked (profile 404, then price list 404: CONTRACT §3) but not yet
+ * planned: a 304 or a render cache hit needs only the variant, and planning (the categories,
+ * the meta) happens on a miss. The routes and the warmer both build it here, so they key the
+ * same variant.
+ */
+export async function priceListExport(store: Store, lookup: KeyLookup, writer: FormatWriter, exportRequest: ExportRequest): Promise<ExportFile> {
+  const profile = exportRequest.profileId === null ? null : await getProfileForStore(store, lookup.store.id, exportRequest.profileId);
+  // Without a list, planning answers price_list_not_found (the domain's one wording of it).
+  if (!lookup.latest) await planExport(store, lookup, exportRequest);
+  const list = lookup.latest!;
+  const variantOf = (planned: Profile | null): ExportVariant => ({
+    endpoint: 'prices',
+    storeId: lookup.store.id,
+    priceListId: list.id,
+    version: list.version,
+    format: writer.format,
+    profileId: planned?.id ?? null,
+    profileRevision: planned?.revision ?? null,
+    onlyAvailable: exportRequest.onlyAvailable,
+  });
+  return {
+    variant: variantOf(profile),
+    publishedAt: list.published_at,
+    fileName: () => exportFileName(lookup.store.id, list.published_at, writer.extension),
+    prepare: async () => {
+      const plan = await planExport(store, lookup, exportRequest);
+      return { variant: variantOf(plan.profile), contentType: writer.contentType(plan.meta), body: () => writer.render(plan.readBatches(), plan.meta) };
+    },
+  };
+}
+
+interface StoreLatest {
+  storeId: string;
+  version: number;
+  owner: StoreRecord;
+  list: PriceListRecord;
+}
+
+/**
+ * Every store's latest list. Composed from existing store methods (one query per store): cheap
+ * for the few hundred stores one deployment serves; a single-query `listLatestPriceLists()` on
+ * the Store would make it one round trip whatever the count.
+ */
+async function latestLists(store: Store): Promise<StoreLatest[]> {
+  const found: StoreLatest[] = [];
+  for (const owner of await store.listStores()) {
+    const list = await store.getLatestPriceList(owner.id);
+    if (list) found.push({ storeId: owner.id, version: list.version, owner, list });
+  }
+  return found;
+}
+
+/**
+ * "The legacy CSV of a new publication is rendered as it is published, before anyone asks":
+ * publications come from other processes too (the CLI, another instance), so this instance
+ * polls for new latest lists and pre-renders their legacy CSV into its own cache, one at a time.
+ */
+function warmLegacyCsv(app: FastifyInstance, store: Store, cache: RenderCache): void {
+  const warmer = new LatestListWarmer<StoreLatest>({
+    listLatest: () => latestLists(store),
+    onLatest: (latest) => cache.noteLatest(latest.storeId, latest.version),
+    warm: async ({ owner, list }) => {
+      // The export reads only the lookup's store and latest list; no key is involved in warming.
+      const lookup = { key: null, store: owner, latest: list } as unknown as KeyLookup;
+      const file = await priceListExport(store, lookup, FORMAT_WRITERS.csv, { onlyAvailable: false, profileId: null });
+      // Already cached (asked for before the warmer came round) or rendering: warm() just waits.
+      await cache.warm(cacheKey(file.variant), await file.prepare());
+    },
+    onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error).name } }, 'render cache warmer failed'),
+  });
+  app.addHook('onReady', async () => warmer.start());
+  app.addHook('onClose', async () => warmer.stop());
 }
 
 export const firstString = (value: unknown): string | undefined => {

@@ -1,0 +1,56 @@
+/*
+ * The rows every figure of bench/run.ts uses: the same generated catalogue published into the
+ * service's database and handed, already normalized, to the references (csv-stringify,
+ * exceljs), so both sides write the same rows.
+ */
+import { issueKey } from '../src/domain/keys.js';
+import { normalizeItem } from '../src/domain/item-validation.js';
+import type { PriceItem } from '../src/domain/price-item.js';
+import type { SourceRow } from '../src/domain/publication-source.js';
+import { publishPriceList } from '../src/domain/publishing.js';
+import { createStore } from '../src/domain/stores.js';
+import type { Store } from '../src/store/types.js';
+
+const NAMES = ['Смартфон «Галактика» 128 ГБ', 'Case, black', 'Cable 2" USB-C', 'Холодильник; 300 л', 'Plain item', ' leading space'];
+const CATEGORIES = Array.from({ length: 40 }, (_, i) => `Раздел ${i % 8} / Подраздел ${i}`);
+
+/** A catalogue-like row as the repricer publishes it: most fields filled some of the time. */
+export function rawItem(i: number): Record<string, unknown> {
+  const price = 100 + ((i * 7919) % 9_999_900);
+  const row: Record<string, unknown> = { offer_id: `SKU-${i}`, name: `${NAMES[i % NAMES.length]} ${i}`, price: (price / 100).toFixed(2) };
+  if (i % 3 === 0) row.old_price = ((price + 1000) / 100).toFixed(2);
+  if (i % 2 === 0) row.quantity = i % 50;
+  if (i % 4 === 0) row.url = `https://demo-shop.example/p/${i}`;
+  if (i % 2 === 1) row.category = CATEGORIES[i % CATEGORIES.length];
+  if (i % 5 === 0) row.vendor = 'Vendor';
+  if (i % 7 === 0) row.attributes = { цвет: 'чёрный', size: 'M' };
+  return row;
+}
+
+/** The same row as the store keeps it (what an export reads back). */
+export function benchItem(i: number): PriceItem {
+  const result = normalizeItem(rawItem(i), 'RUB');
+  if (!result.item) throw new Error(`bench row ${i} is invalid: ${result.problems.join('; ')}`);
+  return result.item;
+}
+
+export function benchItems(count: number): PriceItem[] {
+  return Array.from({ length: count }, (_, i) => benchItem(i));
+}
+
+async function* sourceRows(count: number): AsyncGenerator<SourceRow> {
+  for (let i = 0; i < count; i++) yield { position: `item ${i}`, raw: rawItem(i), text: false };
+}
+
+/** Publishes the catalogue again as the store's new latest list (as the CLI would, from another process). */
+export async function republish(store: Store, id: string, count: number): Promise<void> {
+  await publishPriceList(store, id, sourceRows(count));
+}
+
+/** A store with a key and one published list of `count` items; returns the key. */
+export async function benchStore(store: Store, id: string, count: number): Promise<string> {
+  await createStore(store, { id, name: `Bench ${id}`, url: `https://${id}.example` });
+  const { value } = await issueKey(store, id, 'bench');
+  await publishPriceList(store, id, sourceRows(count));
+  return value;
+}

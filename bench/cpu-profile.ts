@@ -1,0 +1,82 @@
+/*
+ * The top frames of a V8 .cpuprofile (node --cpu-prof): self time per function, heaviest first,
+ * as a share of the busy (non-idle) time inside a window of the run.
+ * bench/run.ts profiles the server for every figure that misses its goal and writes these into
+ * RESULTS.md, so "what limits it" is a measurement.
+ *
+ *   node --import tsx bench/cpu-profile.ts FILE.cpuprofile [top]
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Now on the clock V8 stamps profile samples with (CLOCK_MONOTONIC, µs): shared by every process of the machine. */
+export const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/** A span of time (monotonicMicros) to keep samples from; the server's start-up is outside it. */
+export interface Window {
+  from: number;
+  to: number;
+}
+
+export interface Frame {
+  name: string;
+  where: string;
+  selfPercent: number;
+}
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+export function topFrames(file: string, top = 15, window?: Window): Frame[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  let total = 0;
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    const node = byId.get(id)!;
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (window && (at < window.from || at > window.to)) return;
+    const { functionName, url, lineNumber } = node.callFrame;
+    // Waiting is not work: percentages are of the time the thread was busy.
+    if (functionName === '(idle)') return;
+    const where = url ? `${url.startsWith('file://') ? relative(ROOT, new URL(url).pathname) : url}:${lineNumber + 1}` : '';
+    const key = `${functionName || '(anonymous)'}\t${where}`;
+    self.set(key, (self.get(key) ?? 0) + delta);
+    total += delta;
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([key, micros]) => {
+      const [name, where] = key.split('\t');
+      return { name, where, selfPercent: (100 * micros) / total };
+    });
+}
+
+/** The newest .cpuprofile in a directory. */
+export function newestProfile(dir: string): string | null {
+  const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort();
+  return files.length === 0 ? null : join(dir, files[files.length - 1]);
+}
+
+export function framesTable(frames: readonly Frame[]): string {
+  return ['| self % | function | where |', '|---:|---|---|', ...frames.map((f) => `| ${f.selfPercent.toFixed(1)} | \`${f.name}\` | ${f.where} |`)].join('\n');
+}
+
+if (process.argv[1] === new URL(import.meta.url).pathname && process.argv[2]) {
+  console.log(framesTable(topFrames(process.argv[2], Number(process.argv[3] ?? 20))));
+}

@@ -1,0 +1,77 @@
+/*
+ * The in-memory references of bench/run.ts, each in its own process so that its time and
+ * memory are its own:
+ *
+ *   node --import tsx bench/references.ts csv-stringify 1000000
+ *   node --import tsx bench/references.ts exceljs 100000
+ *
+ * Both write the rows bench-data.ts publishes, already in memory as PriceItems (no database,
+ * no HTTP), into a byte counter; the timing excludes building the rows. Prints one JSON line.
+ */
+import { stringify } from 'csv-stringify';
+import ExcelJS from 'exceljs';
+import { Writable } from 'node:stream';
+import { LEGACY_COLUMNS } from '../src/domain/columns.js';
+import { formatMoney } from '../src/domain/money.js';
+import type { PriceItem } from '../src/domain/price-item.js';
+import { benchItems } from './bench-data.js';
+
+export interface ReferenceRun {
+  items: number;
+  seconds: number;
+  cpuSeconds: number;
+  bytes: number;
+}
+
+/** csv-stringify with the legacy layout's options (CRLF, quoting a leading or trailing space). */
+async function csvStringify(items: readonly PriceItem[]): Promise<number> {
+  let bytes = 0;
+  const stringifier = stringify({ header: true, columns: LEGACY_COLUMNS.map((c) => c.key), record_delimiter: '\r\n', quoted_match: /^ | $/ });
+  const done = (async () => {
+    for await (const chunk of stringifier) bytes += (chunk as Buffer).byteLength;
+  })();
+  for (const item of items) {
+    const ok = stringifier.write([
+      item.offer_id, item.name, formatMoney(item.price), item.old_price === null ? '' : formatMoney(item.old_price), item.currency,
+      item.available ? '1' : '0', item.quantity === null ? '' : String(item.quantity), item.url ?? '',
+    ]);
+    if (!ok) await new Promise((resolve) => stringifier.once('drain', resolve));
+  }
+  stringifier.end();
+  await done;
+  return bytes;
+}
+
+/** exceljs's streaming WorkbookWriter writing the same sheet: frozen bold header, autofilter, `0.00` money. */
+async function exceljs(items: readonly PriceItem[]): Promise<number> {
+  let bytes = 0;
+  const sink = new Writable({ write(chunk: Buffer, _encoding, done) { bytes += chunk.length; done(); } });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
+  const sheet = workbook.addWorksheet('Prices', { views: [{ state: 'frozen', ySplit: 1 }] });
+  sheet.columns = LEGACY_COLUMNS.map((column) => ({ header: column.title, key: column.key, width: 14, style: column.kind === 'money' ? { numFmt: '0.00' } : {} }));
+  sheet.getRow(1).font = { bold: true };
+  sheet.autoFilter = `A1:H${items.length + 1}`;
+  for (const item of items) {
+    sheet.addRow(LEGACY_COLUMNS.map((column) => {
+      const value = column.get(item);
+      return column.kind === 'money' && typeof value === 'number' ? value / 100 : value;
+    })).commit();
+  }
+  sheet.commit();
+  await workbook.commit();
+  return bytes;
+}
+
+const REFERENCES = { 'csv-stringify': csvStringify, exceljs } as const;
+
+const [name, count] = process.argv.slice(2) as [keyof typeof REFERENCES, string];
+const write = REFERENCES[name];
+if (!write) throw new Error(`unknown reference ${name}`);
+const items = benchItems(Number(count));
+await write(items.slice(0, Math.min(20_000, items.length))); // warm up the JIT, as the server is warm
+const cpu = process.cpuUsage();
+const started = performance.now();
+const bytes = await write(items);
+const used = process.cpuUsage(cpu);
+const run: ReferenceRun = { items: items.length, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6, bytes };
+console.log(JSON.stringify(run));

@@ -1,0 +1,412 @@
+/*
+ * `npm run bench`: the figures of the issue "Speed and memory", each against a reference
+ * measured in the same run, written with the machine's description to bench/RESULTS.md.
+ *
+ *   npm run bench [-- --quick] [-- --only first-csv,repeat,…] [-- --skip-others] [-- --seconds 10]
+ *
+ * The service runs as its own process (the build in .cache/bench-dist, else the TypeScript
+ * through tsx) on a SQLite database filled here; loads come from wrk. A figure that misses its
+ * goal is measured again under `node --cpu-prof`, and the profile's top frames go into
+ * RESULTS.md. --quick shrinks the lists (for trying the script, not for figures).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openStore } from '../src/store/factory.js';
+import { benchStore, republish } from './bench-data.js';
+import { framesTable, monotonicMicros, newestProfile, topFrames, type Window } from './cpu-profile.js';
+import { download } from './http-client.js';
+import { startNginx } from './nginx.js';
+import type { ReferenceRun } from './references.js';
+import { cpuSeconds, rssMiB, sampleRss, startServer, type ServerProcess } from './server-process.js';
+import { renderResults, type Figure } from './results.js';
+import { wrk } from './wrk.js';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'skip-others': { type: 'boolean', default: false },
+    'no-profile': { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '10' },
+  },
+});
+const ROOT = new URL('..', import.meta.url).pathname;
+const QUICK = args.quick;
+const SIZES = QUICK ? { small: 10_000, medium: 20_000, large: 100_000 } : { small: 10_000, medium: 100_000, large: 1_000_000 };
+const WRK_SECONDS = Number(args.seconds);
+const ONLY = args.only ? new Set(args.only.split(',')) : null;
+const wanted = (part: string) => ONLY === null || ONLY.has(part);
+const FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml'] as const;
+
+const figures: Figure[] = [];
+const notes: string[] = [];
+const sections: string[] = [];
+const log = (line: string) => console.log(line);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+const dir = mkdtempSync(join(tmpdir(), 'price-export-bench-'));
+const dbUrl = `sqlite:${join(dir, 'bench.db')}`;
+
+// ---------------------------------------------------------------------------------------------
+// The service: built once into .cache/bench-dist (not dist/, which others may be using).
+
+function serverCommand(): string[] {
+  const out = join(ROOT, '.cache', 'bench-dist');
+  log('building the service into .cache/bench-dist …');
+  // tsc emits even when another file of the tree has a type error; the entry's presence decides.
+  spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out, '--sourceMap', 'false'], { stdio: 'ignore' });
+  const entry = join(out, 'cli', 'index.js');
+  if (existsSync(entry)) return [entry];
+  notes.push('The build failed; the service ran through tsx (the same code, transpiled on load).');
+  return ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')];
+}
+
+let command: string[] = [];
+const server = (nodeFlags: string[] = []) => startServer({ command, databaseUrl: dbUrl, cwd: ROOT, nodeFlags });
+
+async function withServer<T>(nodeFlags: string[], work: (s: ServerProcess) => Promise<T>): Promise<T> {
+  const s = await server(nodeFlags);
+  try {
+    return await work(s);
+  } finally {
+    await s.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data and references.
+
+const keys: Record<string, string> = {};
+
+async function prepare(): Promise<void> {
+  const store = await openStore(dbUrl);
+  await store.migrate();
+  for (const [name, count] of Object.entries(SIZES)) {
+    const started = performance.now();
+    keys[name] = await benchStore(store, `bench-${name}`, count);
+    log(`published ${fmt(count)} items for bench-${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  await store.close();
+}
+
+function reference(name: 'csv-stringify' | 'exceljs', count: number): ReferenceRun {
+  const runs: ReferenceRun[] = [];
+  // Two runs, the faster counts: the machine is shared and the reference deserves its best.
+  for (let i = 0; i < 2; i++) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/references.ts'), name, String(count)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (run.status !== 0) throw new Error(`reference ${name} failed`);
+    runs.push(JSON.parse(run.stdout.trim().split('\n').pop()!) as ReferenceRun);
+  }
+  return runs.sort((a, b) => a.seconds - b.seconds)[0];
+}
+
+const exportUrl = (s: ServerProcess, size: keyof typeof SIZES, query = '') => `${s.base}/api/export/latest?key=${keys[size]}${query ? `&${query}` : ''}`;
+
+// ---------------------------------------------------------------------------------------------
+// Figures.
+
+interface FirstRun {
+  seconds: number;
+  cpuSeconds: number;
+  firstByteSeconds: number;
+  bytes: number;
+  peakRssMiB: number;
+  idleRssMiB: number;
+  window: Window;
+}
+
+/** One uncached download on a fresh server (a fresh process has an empty cache). */
+async function firstDownload(size: keyof typeof SIZES, query: string, nodeFlags: string[] = []): Promise<FirstRun> {
+  return withServer(nodeFlags, async (s) => {
+    // Settle: the first request compiles the routes' code paths; an idle server is one that has answered once.
+    await download(`${s.base}/api/me`, { 'x-api-key': keys.small });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const idleRssMiB = rssMiB(s.pid);
+    const cpuBefore = cpuSeconds(s.pid);
+    const stopSampling = sampleRss(s.pid);
+    const from = monotonicMicros();
+    const run = await download(exportUrl(s, size, query));
+    const window = { from, to: monotonicMicros() };
+    const peakRssMiB = stopSampling();
+    if (run.status !== 200) throw new Error(`${query || 'legacy CSV'}: status ${run.status}`);
+    return { seconds: run.seconds, cpuSeconds: cpuSeconds(s.pid) - cpuBefore, firstByteSeconds: run.firstByteSeconds, bytes: run.bytes, peakRssMiB, idleRssMiB, window };
+  });
+}
+
+async function medianOf(times: number, once: () => Promise<FirstRun>): Promise<FirstRun> {
+  const runs: FirstRun[] = [];
+  for (let i = 0; i < times; i++) runs.push(await once());
+  return runs.sort((a, b) => a.seconds - b.seconds)[Math.floor(times / 2)];
+}
+
+async function firstExport(label: string, size: keyof typeof SIZES, query: string, ref: 'csv-stringify' | 'exceljs', goal: number): Promise<void> {
+  const count = SIZES[size];
+  const ours = await medianOf(3, () => firstDownload(size, query));
+  const theirs = reference(ref, count);
+  const ratio = theirs.seconds / ours.seconds;
+  const cpuRatio = theirs.cpuSeconds / ours.cpuSeconds;
+  log(`${label}: ${fmt(count / ours.seconds)} items/s (first byte ${(ours.firstByteSeconds * 1000).toFixed(0)} ms), ${ref} ${fmt(count / theirs.seconds)} items/s → ${ratio.toFixed(2)}×`);
+  figures.push({
+    figure: `${label}, items/s`,
+    measured: `${fmt(count / ours.seconds)} (${(ours.bytes / 2 ** 20).toFixed(1)} MiB in ${ours.seconds.toFixed(2)} s, first byte after ${(ours.firstByteSeconds * 1000).toFixed(0)} ms, RSS +${(ours.peakRssMiB - ours.idleRssMiB).toFixed(0)} MiB; ${fmt(count / ours.cpuSeconds)} per server CPU-second)`,
+    reference: `${ref}: ${fmt(count / theirs.seconds)} (${fmt(count / theirs.cpuSeconds)} per CPU-second)`,
+    ratio,
+    cpuRatio,
+    goal: `≥ ${goal}×`,
+    met: ratio >= goal,
+    profile: async (nodeFlags) => (await firstDownload(size, query, nodeFlags)).window,
+  });
+}
+
+async function peakRss(): Promise<void> {
+  const rows: string[] = [];
+  let worst = 0;
+  for (const format of FORMATS) {
+    let run: FirstRun;
+    try {
+      run = await firstDownload('large', `format=${format}`);
+    } catch (error) {
+      rows.push(`| ${format} | — | — | — | not served: ${(error as Error).message} |`);
+      continue;
+    }
+    const delta = run.peakRssMiB - run.idleRssMiB;
+    worst = Math.max(worst, delta);
+    rows.push(`| ${format} | ${run.idleRssMiB.toFixed(0)} | ${run.peakRssMiB.toFixed(0)} | +${delta.toFixed(0)} | ${fmt(SIZES.large / run.seconds)} items/s, ${(run.bytes / 2 ** 20).toFixed(1)} MiB |`);
+    log(`peak RSS ${format}: idle ${run.idleRssMiB.toFixed(0)} MiB, peak ${run.peakRssMiB.toFixed(0)} MiB (+${delta.toFixed(0)})`);
+  }
+  sections.push(
+    `### Peak RSS serving a ${fmt(SIZES.large)}-item export (first, uncached request; sampled every 20 ms)\n\n| format | idle MiB | peak MiB | growth | speed, size |\n|---|---:|---:|---:|---|\n${rows.join('\n')}`,
+  );
+  figures.push({ figure: `peak RSS serving a ${fmt(SIZES.large)}-item export, worst format`, measured: `+${worst.toFixed(0)} MiB`, reference: 'the idle server', ratio: null, goal: '< +200 MB', met: worst < 200 * 1e6 / 2 ** 20 });
+}
+
+/** wrk against ours and the reference, alternating three times; the best of each counts. */
+async function versus(label: string, ours: string, theirs: string, headers: Record<string, string>, connections: number) {
+  const best = { ours: 0, theirs: 0 };
+  const errors: string[] = [];
+  for (let round = 0; round < 3; round++) {
+    const a = await wrk(ours, { connections, seconds: WRK_SECONDS, headers });
+    const b = await wrk(theirs, { connections, seconds: WRK_SECONDS, headers: label === '304' ? {} : headers });
+    errors.push(...a.errors.map((e) => `ours: ${e}`), ...b.errors.map((e) => `reference: ${e}`));
+    best.ours = Math.max(best.ours, a.requestsPerSecond);
+    best.theirs = Math.max(best.theirs, b.requestsPerSecond);
+    log(`${label} round ${round + 1}: ours ${fmt(a.requestsPerSecond)}/s (p99 ${a.latencyP99}), reference ${fmt(b.requestsPerSecond)}/s (p99 ${b.latencyP99})`);
+  }
+  return { ...best, errors };
+}
+
+async function timed(work: () => Promise<unknown>): Promise<Window> {
+  const from = monotonicMicros();
+  await work();
+  return { from, to: monotonicMicros() };
+}
+
+async function cachedCsvUrl(s: ServerProcess): Promise<{ url: string; etag: string; body: Buffer }> {
+  const url = exportUrl(s, 'small');
+  await download(url);
+  // The first answer streams the render; once its file is finished a HEAD carries its length.
+  for (let i = 0; i < 200; i++) {
+    const head = await download(url, {}, { method: 'HEAD' });
+    if (head.headers['content-length']) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const body = Buffer.from(await (await fetch(url)).arrayBuffer());
+  const etag = (await download(url, {}, { method: 'HEAD' })).headers.etag!;
+  return { url, etag, body };
+}
+
+async function repeatDownloads(): Promise<void> {
+  const run = async (nodeFlags: string[] = []) =>
+    withServer(nodeFlags, async (s) => {
+      const { url, body } = await cachedCsvUrl(s);
+      const nginx = await startNginx(join(dir, 'nginx'), 'prices.csv', body, 'text/csv; charset=utf-8');
+      try {
+        return { ...(await versus('repeat CSV', url, nginx.url, {}, 32)), bytes: body.length };
+      } finally {
+        await nginx.stop();
+      }
+    });
+  const result = await run();
+  const ratio = result.ours / result.theirs;
+  figures.push({
+    figure: `repeat requests/s, ${fmt(SIZES.small)}-item CSV (${(result.bytes / 1024).toFixed(0)} KiB), 32 connections`,
+    measured: fmt(result.ours),
+    reference: `nginx (1 worker, sendfile) serving the same bytes: ${fmt(result.theirs)}`,
+    ratio,
+    goal: '≥ 1.0×',
+    met: ratio >= 1 && result.errors.length === 0,
+    profile: (nodeFlags) =>
+      withServer(nodeFlags, async (s) => {
+        const { url } = await cachedCsvUrl(s);
+        return timed(() => wrk(url, { connections: 32, seconds: WRK_SECONDS }));
+      }),
+  });
+  if (result.errors.length > 0) notes.push(`repeat CSV: ${result.errors.join('; ')}`);
+}
+
+async function revalidations(): Promise<void> {
+  const bare = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/bare-fastify.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const bareUrl = await new Promise<string>((resolve) => bare.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+  try {
+    const result = await withServer([], async (s) => {
+      const { url, etag } = await cachedCsvUrl(s);
+      const check = await download(url, { 'if-none-match': etag });
+      if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
+      return { ...(await versus('304', url, `${bareUrl}/`, { 'If-None-Match': etag }, 32)) };
+    });
+    const ratio = result.ours / result.theirs;
+    figures.push({
+      figure: '304 revalidations/s (key checked first), 32 connections',
+      measured: fmt(result.ours),
+      reference: `a bare Fastify route returning a constant: ${fmt(result.theirs)}`,
+      ratio,
+      goal: '≥ 0.5×',
+      met: ratio >= 0.5 && result.errors.length === 0,
+      profile: (nodeFlags) =>
+        withServer(nodeFlags, async (s) => {
+          const { url, etag } = await cachedCsvUrl(s);
+          return timed(() => wrk(url, { connections: 32, seconds: WRK_SECONDS, headers: { 'If-None-Match': etag } }));
+        }),
+    });
+    if (result.errors.length > 0) notes.push(`304: ${result.errors.join('; ')}`);
+  } finally {
+    bare.kill('SIGTERM');
+  }
+}
+
+async function singleFlight(): Promise<void> {
+  const outcome = await withServer([], async (s) => {
+    const url = exportUrl(s, 'medium', 'format=tsv&only_available=true');
+    const started = performance.now();
+    const answers = await Promise.all(Array.from({ length: 100 }, () => download(url, {}, { hash: true })));
+    const seconds = (performance.now() - started) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the render's log line
+    return { answers, renders: s.renders(), seconds, problems: s.problems() };
+  });
+  const statuses = new Set(outcome.answers.map((a) => a.status));
+  const hashes = new Set(outcome.answers.map((a) => a.sha256));
+  const ok = outcome.renders === 1 && statuses.size === 1 && statuses.has(200) && hashes.size === 1;
+  log(`100 concurrent first requests: ${outcome.renders} render(s), statuses ${[...statuses].join(',')}, ${hashes.size} distinct bodies, ${outcome.seconds.toFixed(2)} s`);
+  figures.push({
+    figure: `100 concurrent first requests for one variant (${fmt(SIZES.medium)}-item TSV, filtered)`,
+    measured: `${outcome.renders} render, statuses {${[...statuses].join(', ')}}, ${hashes.size} distinct body, all done in ${outcome.seconds.toFixed(2)} s`,
+    reference: '—',
+    ratio: null,
+    goal: 'exactly 1 render, all 200, identical bytes',
+    met: ok,
+  });
+}
+
+/** "The legacy CSV of a new publication is rendered as it is published, before anyone asks." */
+async function warmedAfterPublication(): Promise<void> {
+  const outcome = await withServer([], async (s) => {
+    const url = exportUrl(s, 'medium');
+    const store = await openStore(dbUrl);
+    await republish(store, 'bench-medium', SIZES.medium);
+    await store.close();
+    const published = performance.now();
+    let ready = NaN;
+    // HEAD never renders: a Content-Length on it means the warmer has put the file in the cache.
+    for (let i = 0; i < 300; i++) {
+      if ((await download(url, {}, { method: 'HEAD' })).headers['content-length']) {
+        ready = (performance.now() - published) / 1000;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const first = await download(url);
+    return { ready, first, renders: s.renders() };
+  });
+  const hit = outcome.first.headers['content-length'] !== undefined;
+  log(`warmed: in the cache ${outcome.ready.toFixed(1)} s after the publication; first download ${outcome.first.seconds.toFixed(3)} s`);
+  figures.push({
+    figure: `legacy CSV of a new ${fmt(SIZES.medium)}-item publication made by another process`,
+    measured: `in the cache ${outcome.ready.toFixed(1)} s after the commit (poll every 3 s + render); the first download then took ${(outcome.first.seconds * 1000).toFixed(0)} ms (${fmt(SIZES.medium / outcome.first.seconds)} items/s), a cache hit`,
+    reference: '—',
+    ratio: null,
+    goal: 'rendered before anyone asks',
+    met: hit && Number.isFinite(outcome.ready),
+  });
+}
+
+/** Another engineer's script, run as it is; its output goes into RESULTS.md verbatim. */
+function otherScript(file: string, scriptArgs: string[], timeoutMs: number): string {
+  log(`running bench/${file} ${scriptArgs.join(' ')} …`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', file), ...scriptArgs], { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 16 << 20 });
+  const output = `${run.stdout ?? ''}${run.status === 0 ? '' : `\n(exit ${run.status ?? run.signal}) ${(run.stderr ?? '').slice(-2000)}`}`.trim();
+  log(output);
+  return output;
+}
+
+function publishing(): void {
+  const output = otherScript('publish.ts', [String(SIZES.large)], 30 * 60_000);
+  sections.push(`### bench/publish.ts ${SIZES.large} (another engineer's script, its output)\n\n\`\`\`\n${output}\n\`\`\``);
+  for (const dialect of ['SQLite', 'PostgreSQL']) {
+    // Its summary line has been spelled "publish / reference = 0.55×" and "publishing runs at 0.55× the speed of …".
+    const ratio = Number(new RegExp(`${dialect}:\\s+(?:publish / reference = |publishing runs at )([\\d.]+)×`).exec(output)?.[1] ?? NaN);
+    const line = new RegExp(`publish → ${dialect}\\s+([\\d.]+ s\\s+[\\d,]+ items/s)`).exec(output)?.[1];
+    const ref = new RegExp(`${dialect === 'SQLite' ? 'sqlite3 \\.import' : 'psql \\\\copy'} \\(reference\\)\\s+([\\d.]+ s\\s+[\\d,]+ items/s)`).exec(output)?.[1];
+    figures.push({
+      figure: `publishing ${fmt(SIZES.large)} items, ${dialect}, items/s`,
+      measured: line?.replace(/\s+/g, ' ') ?? 'see bench/publish.ts below',
+      reference: `${dialect === 'SQLite' ? 'sqlite3 .import' : 'psql \\copy'}${ref ? `: ${ref.replace(/\s+/g, ' ')}` : ''}`,
+      ratio: Number.isNaN(ratio) ? null : ratio,
+      goal: '≥ 0.5×',
+      met: ratio >= 0.5,
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function writeResults(): void {
+  const file = ONLY || QUICK ? 'RESULTS.partial.md' : 'RESULTS.md';
+  const previous = existsSync(join(ROOT, 'bench/RESULTS.md')) ? readFileSync(join(ROOT, 'bench/RESULTS.md'), 'utf8') : '';
+  writeFileSync(join(ROOT, 'bench', file), renderResults({ figures, notes, sections, quick: QUICK, previous }));
+  log(`\nwritten to bench/${file}`);
+}
+
+async function profileMisses(): Promise<void> {
+  for (const figure of figures) {
+    if (figure.met || !figure.profile) continue;
+    const profDir = join(dir, `prof-${figures.indexOf(figure)}`);
+    mkdirSync(profDir);
+    log(`profiling: ${figure.figure} …`);
+    const window = await figure.profile(['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+    const file = newestProfile(profDir);
+    if (!file) continue;
+    sections.push(`### Profile: ${figure.figure}\n\nThe server process under \`node --cpu-prof\`, self time as a share of its busy time while the figure was measured.\n\n${framesTable(topFrames(file, 20, window))}`);
+  }
+}
+
+try {
+  command = serverCommand();
+  await prepare();
+  if (wanted('first-csv')) {
+    await firstExport(`first (uncached) CSV of ${fmt(SIZES.medium)} items over HTTP`, 'medium', '', 'csv-stringify', 3);
+    await firstExport(`first (uncached) CSV of ${fmt(SIZES.large)} items over HTTP`, 'large', '', 'csv-stringify', 3);
+  }
+  if (wanted('first-xlsx')) await firstExport(`first XLSX of ${fmt(SIZES.medium)} items over HTTP`, 'medium', 'format=xlsx', 'exceljs', 5);
+  if (wanted('rss')) await peakRss();
+  if (wanted('repeat')) await repeatDownloads();
+  if (wanted('304')) await revalidations();
+  if (wanted('single-flight')) await singleFlight();
+  if (wanted('warm')) await warmedAfterPublication();
+  if (wanted('publish') && !args['skip-others']) publishing();
+  if (!args['no-profile']) await profileMisses();
+  if (wanted('others') && !args['skip-others']) {
+    sections.push(`### bench/xlsx.ts (another engineer's script, its output)\n\n\`\`\`\n${otherScript('xlsx.ts', [], 20 * 60_000)}\n\`\`\``);
+    if (existsSync(join(ROOT, 'bench/load.ts'))) {
+      const output = otherScript('load.ts', ['--duration', '15', '--connections', '64'], 10 * 60_000);
+      sections.push(`### bench/load.ts --duration 15 --connections 64 (another engineer's script, its output)\n\n\`\`\`\n${output}\n\`\`\``);
+    }
+  }
+  console.log();
+  for (const f of figures) log(`${f.met ? 'MET ' : 'MISS'}  ${f.ratio === null ? '' : `${f.ratio.toFixed(2)}×  `}${f.figure} (goal ${f.goal})`);
+  writeResults();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,124 @@
+/*
+ * The service under test as its own process: the built `dist` entry when there is one (see
+ * run.ts), else the TypeScript through tsx. Reads its JSON log for the listening port and
+ * the render cache's "export rendered" lines; samples its RSS and CPU time from /proc.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export interface ServerOptions {
+  /** [node args…, entry] to run, e.g. ['dist/cli/index.js'] or ['--import', 'tsx', 'src/cli/index.ts']. */
+  command: string[];
+  databaseUrl: string;
+  cwd: string;
+  /** Extra node flags (e.g. --cpu-prof). */
+  nodeFlags?: string[];
+  env?: Record<string, string>;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  base: string;
+  /** "export rendered" log lines so far. */
+  renders(): number;
+  /** Log lines at warn or above so far. */
+  problems(): string[];
+  stop(): Promise<void>;
+}
+
+const CLOCK_TICKS = 100;
+
+/** Resident set size of a process, MiB. */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  // Fields after the command name (which may hold spaces) in /proc/pid/stat: utime is 14th, stime 15th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the peak seen. */
+export function sampleRss(pid: number, everyMs = 20): () => number {
+  let peak = rssMiB(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMiB(pid));
+    } catch {
+      // The process ended.
+    }
+  }, everyMs);
+  return () => {
+    clearInterval(timer);
+    try {
+      peak = Math.max(peak, rssMiB(pid));
+    } catch {
+      // The process ended.
+    }
+    return peak;
+  };
+}
+
+export async function startServer(options: ServerOptions): Promise<ServerProcess> {
+  const [first, ...rest] = options.command;
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), first, ...rest, 'serve'], {
+    cwd: options.cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: options.databaseUrl,
+      // The quota of CONTRACT §8 would answer 429 to a benchmark; it is not what is measured.
+      RATE_LIMIT_PER_MIN: '1000000',
+      AUTH_FAIL_LIMIT_PER_MIN: '1000000',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let renders = 0;
+  const problems: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const base = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      let entry: { level?: number; msg?: string };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (entry.msg === 'export rendered') renders++;
+      if ((entry.level ?? 0) >= 40) problems.push(line.slice(0, 300));
+      const listening = /^Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(entry.msg ?? '');
+      if (listening) resolve(listening[1]);
+    });
+    void exited.then((code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
+  });
+
+  return {
+    child,
+    pid: child.pid!,
+    base,
+    renders: () => renders,
+    problems: () => problems,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { DiskRenderCache, type CacheLogger, type DiskRenderCacheOptions } from './disk-cache.js';
+import type { RenderCache } from './interface.js';
+import { NoRenderCache } from './no-cache.js';
+
+/** The disk cache under the OS temp dir; without a writable one, no cache (and a warning), not a failed start. */
+export function openRenderCache(log: CacheLogger, options: Omit<DiskRenderCacheOptions, 'log'> = {}): RenderCache {
+  try {
+    return new DiskRenderCache({ ...options, log });
+  } catch (error) {
+    log.warn({ err: { type: (error as Error).name, code: (error as NodeJS.ErrnoException).code } }, 'render cache unavailable: every export renders on request');
+    return new NoRenderCache();
+  }
+}

@@ -1,0 +1,103 @@
+import type { FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+
+/** Bytes read from the cache file at a time: the size of the chunks the writers yield. */
+const CHUNK_BYTES = 64 * 1024;
+
+/** What a follower sees of a cache entry: how far its file is written, and whether that is all. */
+export interface FollowedFile {
+  /** Bytes of the identity file written so far (the whole file once `state` is 'ready'). */
+  readonly written: number;
+  readonly state: 'rendering' | 'ready' | 'failed';
+  readonly error: Error | null;
+  /** The last write, still in memory: a reader keeping pace takes it from here instead of the file. */
+  readonly tail: { offset: number; data: Uint8Array } | null;
+  /** Resolves at the next write, or when the render ends. */
+  progress(): Promise<void>;
+  /** Opens the file for reading (the temp name while rendering, the final one after). */
+  openForReading(): Promise<FileHandle>;
+}
+
+/**
+ * Reads a cache file while it is being written, at the reader's own pace: a slow client never
+ * slows the render (other requests follow the same file), and nothing is held in memory but
+ * the chunk in hand — the bytes waiting for a slow reader are in the file, not in a buffer.
+ * Only bytes whose write has completed are read, so a reader never sees a torn chunk.
+ */
+export class FollowStream extends Readable {
+  private handle: FileHandle | null = null;
+  private position = 0;
+  private pumping = false;
+
+  /** `reopen` gives the entry again when its file vanished (evicted between lookup and open). */
+  constructor(
+    private file: FollowedFile,
+    private readonly reopen: () => FollowedFile,
+  ) {
+    super({ highWaterMark: CHUNK_BYTES });
+  }
+
+  override _read(): void {
+    if (!this.pumping) void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      if (!this.handle) {
+        const handle = await this.openHandle();
+        if (this.destroyed) return void (await handle.close());
+        this.handle = handle;
+      }
+      for (;;) {
+        if (this.destroyed || !this.handle) return;
+        const available = this.file.written - this.position;
+        const tail = this.file.tail;
+        if (available > 0 && tail !== null && tail.offset === this.position) {
+          this.position += tail.data.byteLength;
+          if (!this.push(tail.data)) return;
+          continue;
+        }
+        if (available > 0) {
+          const buffer = Buffer.allocUnsafe(Math.min(available, CHUNK_BYTES));
+          const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, this.position);
+          if (bytesRead === 0) throw new Error('the cache file is shorter than its written length');
+          this.position += bytesRead;
+          if (!this.push(bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead))) return;
+          continue;
+        }
+        if (this.file.state === 'ready') {
+          this.push(null);
+          return;
+        }
+        if (this.file.state === 'failed') throw this.file.error ?? new Error('the render failed');
+        await this.file.progress();
+      }
+    } catch (error) {
+      this.destroy(error as Error);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async openHandle(): Promise<FileHandle> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.file.openForReading();
+      } catch (error) {
+        // Evicted (or superseded) between the lookup and the open: take the entry anew, which
+        // renders it again if need be. Nothing has been read yet, so the bytes stay whole.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 2 || this.position > 0) throw error;
+        this.file = this.reopen();
+      }
+    }
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    const handle = this.handle;
+    this.handle = null;
+    // FileHandle.close waits for a read in progress on it.
+    if (handle) handle.close().then(() => callback(error), () => callback(error));
+    else callback(error);
+  }
+}

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { after, describe, test } from 'node:test';
+import { selectRange } from '../../src/render-cache/byte-ranges.js';
+import { DiskRenderCache } from '../../src/render-cache/disk-cache.js';
+import type { CacheKey } from '../../src/render-cache/interface.js';
+import { LatestListWarmer } from '../../src/render-cache/latest-warmer.js';
+
+const root = mkdtempSync(join(tmpdir(), 'price-export-cache-test-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+const key = (id: string, storeId = 'shop', version = 1): CacheKey => ({ id, storeId, version });
+
+/** A render of `chunks` chunks of `size` bytes, yielding to the event loop between them. */
+function slowRender(chunks: number, size: number, calls: { count: number }, fill = 'x') {
+  return source(async function* () {
+    calls.count++;
+    for (let i = 0; i < chunks; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      yield Buffer.from(`${i % 10}`.repeat(1) + fill.repeat(size - 1));
+    }
+  });
+}
+
+const source = (body: () => AsyncIterable<Uint8Array>) => ({ contentType: 'text/plain', body });
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const dirBytes = (dir: string) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+
+describe('DiskRenderCache', () => {
+  test('concurrent readers share one render and read the same bytes', async () => {
+    const cache = new DiskRenderCache({ root });
+    const calls = { count: 0 };
+    const render = slowRender(50, 10_000, calls);
+    const bodies = await Promise.all(Array.from({ length: 100 }, () => text(cache.read(key('a'), render))));
+    assert.equal(calls.count, 1);
+    assert.equal(cache.stats().renders, 1);
+    assert.equal(bodies[0].length, 500_000);
+    for (const body of bodies) assert.equal(body, bodies[0]);
+    const file = await cache.open(key('a'), 'identity');
+    assert.equal(file?.size, 500_000);
+    assert.equal(file?.contentType, 'text/plain');
+    await file?.handle?.close();
+    await cache.close();
+  });
+
+  test('a failed render fails its readers, leaves nothing behind, and the next read renders again', async () => {
+    const cache = new DiskRenderCache({ root });
+    let attempts = 0;
+    const render = source(async function* () {
+      attempts++;
+      yield Buffer.from('partial');
+      if (attempts === 1) throw new Error('database gone');
+      yield Buffer.from(' and whole');
+    });
+    await assert.rejects(text(cache.read(key('f'), render)), /database gone/);
+    assert.equal(await cache.open(key('f'), 'identity'), null);
+    assert.equal(await text(cache.read(key('f'), render)), 'partial and whole');
+    assert.equal(attempts, 2);
+    await cache.close();
+  });
+
+  test('the directory stays within its bound, least recently used out first', async () => {
+    const cache = new DiskRenderCache({ root, maxBytes: 50_000 });
+    const calls = { count: 0 };
+    await cache.warm(key('keep'), slowRender(1, 12_000, calls));
+    for (let i = 0; i < 10; i++) {
+      await cache.warm(key(`k${i}`), slowRender(3, 4_000, calls));
+      // Reading "keep" makes it the most recently used one.
+      const kept = await cache.open(key('keep'), 'identity');
+      assert.ok(kept, `keep survives round ${i}`);
+      await kept.handle?.close();
+      assert.ok(cache.stats().bytes <= 50_000);
+      assert.ok(dirBytes(cache.dir) <= 50_000, `round ${i}: ${dirBytes(cache.dir)} bytes on disk`);
+    }
+    assert.equal(await cache.open(key('k0'), 'identity'), null, 'the oldest went first');
+
+    // A single render larger than the whole bound is served whole, then not kept.
+    const big = await text(cache.read(key('big'), slowRender(8, 10_000, calls)));
+    assert.equal(big.length, 80_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await cache.open(key('big'), 'identity'), null);
+    assert.ok(dirBytes(cache.dir) <= 50_000);
+    await cache.close();
+  });
+
+  test('a newer version of a store drops that store’s older entries only', async () => {
+    const cache = new DiskRenderCache({ root });
+    const calls = { count: 0 };
+    await cache.warm(key('a1', 'a', 1), slowRender(1, 100, calls));
+    await cache.warm(key('b1', 'b', 1), slowRender(1, 100, calls));
+    cache.noteLatest('a', 2);
+    assert.equal(await cache.open(key('a1', 'a', 1), 'identity'), null);
+    const b = await cache.open(key('b1', 'b', 1), 'identity');
+    assert.ok(b);
+    await b.handle?.close();
+    // A late request for the superseded list is still answered, but the result is not kept.
+    assert.equal((await text(cache.read(key('a1', 'a', 1), slowRender(2, 100, calls)))).length, 200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await cache.open(key('a1', 'a', 1), 'identity'), null);
+    await cache.close();
+  });
+
+  test('small files are also held in memory, within the memory bound, and give the same bytes', async () => {
+    const cache = new DiskRenderCache({ root, memoryBytes: 25_000 });
+    const calls = { count: 0 };
+    const bodies = new Map<string, Buffer>();
+    for (const [id, fill] of [['m1', 'a'], ['m2', 'b'], ['m3', 'c']]) {
+      await cache.warm(key(id), slowRender(2, 5_000, calls, fill));
+      const fromDisk = await cache.open(key(id), 'identity');
+      assert.ok(fromDisk?.handle, 'the first hit reads the file');
+      const { buffer } = await fromDisk.handle.read(Buffer.alloc(fromDisk.size), 0, fromDisk.size, 0);
+      await fromDisk.handle.close();
+      bodies.set(id, buffer);
+      await until(async () => (await cache.open(key(id), 'identity'))?.buffer != null);
+    }
+    for (const id of ['m2', 'm3']) {
+      const held = await cache.open(key(id), 'identity');
+      assert.deepEqual(held?.buffer, bodies.get(id));
+    }
+    assert.ok(cache.stats().memoryBytes <= 25_000);
+    assert.equal((await cache.open(key('m1'), 'identity'))?.buffer, null, 'the least recently used one left memory (not the disk)');
+    await cache.close();
+  });
+
+  test('close removes the cache directory', async () => {
+    const cache = new DiskRenderCache({ root });
+    await cache.warm(key('c'), slowRender(2, 100, { count: 0 }));
+    await cache.close();
+    assert.throws(() => statSync(cache.dir), /ENOENT/);
+  });
+});
+
+describe('selectRange', () => {
+  test('RFC 9110 §14 forms', () => {
+    assert.deepEqual(selectRange('bytes=0-9', undefined, '"e"', 100), { start: 0, end: 9 });
+    assert.deepEqual(selectRange('bytes=90-', undefined, '"e"', 100), { start: 90, end: 99 });
+    assert.deepEqual(selectRange('bytes=-10', undefined, '"e"', 100), { start: 90, end: 99 });
+    assert.deepEqual(selectRange('bytes=-500', undefined, '"e"', 100), { start: 0, end: 99 });
+    assert.deepEqual(selectRange('bytes=50-500', undefined, '"e"', 100), { start: 50, end: 99 });
+    assert.equal(selectRange('bytes=100-', undefined, '"e"', 100), 'unsatisfiable');
+    assert.equal(selectRange('bytes=-0', undefined, '"e"', 100), 'unsatisfiable');
+    assert.equal(selectRange(undefined, undefined, '"e"', 100), null);
+    assert.equal(selectRange('bytes=5-1', undefined, '"e"', 100), null);
+    assert.equal(selectRange('bytes=0-1,3-4', undefined, '"e"', 100), null);
+    assert.equal(selectRange('bytes=0-9', '"other"', '"e"', 100), null);
+    assert.deepEqual(selectRange('bytes=0-9', '"e"', '"e"', 100), { start: 0, end: 9 });
+  });
+});
+
+describe('LatestListWarmer', () => {
+  test('records what is latest on the first poll, then warms each new version once, newest only', async () => {
+    let lists = [{ storeId: 'a', version: 1 }, { storeId: 'b', version: 4 }];
+    const warmed: string[] = [];
+    const warmer = new LatestListWarmer({ listLatest: async () => lists, warm: async (list) => void warmed.push(`${list.storeId}@${list.version}`) });
+    await warmer.poll();
+    assert.deepEqual(warmed, []);
+    lists = [{ storeId: 'a', version: 3 }, { storeId: 'b', version: 4 }, { storeId: 'c', version: 1 }];
+    await warmer.poll();
+    await warmer.poll();
+    assert.deepEqual(warmed, ['a@3', 'c@1']);
+  });
+
+  test('a failing poll or warm is reported and polling goes on; stop waits for the warm in progress', async () => {
+    const errors: string[] = [];
+    let fail = true;
+    let version = 1;
+    let finished = 0;
+    const warmer = new LatestListWarmer({
+      intervalMs: 5,
+      listLatest: async () => {
+        if (fail) {
+          fail = false;
+          throw new Error('db down');
+        }
+        return [{ storeId: 'a', version: version++ }];
+      },
+      warm: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        finished++;
+      },
+      onError: (_error, stage) => errors.push(stage),
+    });
+    warmer.start();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await warmer.stop();
+    const after = finished;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(errors, ['poll']);
+    assert.ok(after >= 1);
+    assert.equal(finished, after, 'nothing runs after stop');
+  });
+});

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   price_list_not_found: { status: 404, title: 'No price list published yet' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
@@ -30,5 +31,5 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** The codes a public (key-holder) address can answer with; the OpenAPI document lists these. */
 export const PUBLIC_ERROR_CODES: readonly ErrorCode[] = [
   'invalid_parameter', 'missing_key', 'invalid_key', 'revoked_key', 'profile_not_found',
-  'price_list_not_found', 'not_found', 'method_not_allowed', 'rate_limited', 'internal_error', 'unavailable',
+  'price_list_not_found', 'not_found', 'method_not_allowed', 'range_not_satisfiable', 'rate_limited', 'internal_error', 'unavailable',
 ];

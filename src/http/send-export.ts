@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants as zlibConstants, createBrotliCompress, createGzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
 import { selectRange } from '../render-cache/byte-ranges.js';
 import { openRenderCache } from '../render-cache/factory.js';
 import type { CacheKey, Coding, OpenCachedFile, RenderCache } from '../render-cache/interface.js';
@@ -192,10 +193,10 @@ function sendCachedFile(request: FastifyRequest, reply: FastifyReply, file: Open
   const range = request.method === 'GET' ? selectRange(header(request.headers.range), header(request.headers['if-range']), etag, size) : null;
   if (handle && (request.method === 'HEAD' || range === 'unsatisfiable' || size === 0)) void handle.close().catch(() => undefined);
   if (range === 'unsatisfiable') {
-    // No error code of CONTRACT §4 fits a 416; the status and Content-Range say it all.
     reply.removeHeader('Content-Disposition');
     reply.removeHeader('Content-Encoding');
-    return reply.code(416).header('Content-Range', `bytes */${size}`).send();
+    reply.header('Content-Range', `bytes */${size}`);
+    throw new AppError('range_not_satisfiable', `the file has ${size} bytes; the requested range starts past its end`);
   }
   reply.header('Content-Type', file.contentType);
   if (request.method === 'HEAD') return reply.code(200).header('Content-Length', String(size)).send();

@@ -26,18 +26,18 @@ export const ITEM_COLUMNS = 'offer_id, name, price, old_price, currency, availab
 /** The same with `extra` left out (ReadItemsOptions.withExtra false). */
 export const LEGACY_ITEM_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url, NULL';
 
-/** A raw row in ITEM_COLUMNS order back into a PriceItem. */
-export function itemFromRow(row: unknown[]): PriceItem {
-  const extra = row[8] === null ? null : (JSON.parse(row[8] as string) as Partial<ExtraFields>);
+/** A raw row holding ITEM_COLUMNS from position `at` on (after a leading `seq`: 1) back into a PriceItem. */
+export function itemFromRow(row: unknown[], at = 0): PriceItem {
+  const extra = row[at + 8] === null ? null : (JSON.parse(row[at + 8] as string) as Partial<ExtraFields>);
   return {
-    offer_id: row[0] as string,
-    name: row[1] as string,
-    price: Number(row[2]),
-    old_price: row[3] === null ? null : Number(row[3]),
-    currency: row[4] as string,
-    available: row[5] === 1 || row[5] === true,
-    quantity: row[6] === null ? null : Number(row[6]),
-    url: row[7] as string | null,
+    offer_id: row[at] as string,
+    name: row[at + 1] as string,
+    price: Number(row[at + 2]),
+    old_price: row[at + 3] === null ? null : Number(row[at + 3]),
+    currency: row[at + 4] as string,
+    available: row[at + 5] === 1 || row[at + 5] === true,
+    quantity: row[at + 6] === null ? null : Number(row[at + 6]),
+    url: row[at + 7] as string | null,
     purchase_price: extra?.purchase_price ?? null,
     picture: extra?.picture ?? null,
     vendor: extra?.vendor ?? null,

@@ -184,6 +184,17 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(response.rawPayload, iconv.encode(expected, 'win1251'));
     });
 
+    test('a profile edit moves Last-Modified, so If-Modified-Since alone does not keep the old columns', async () => {
+      const url = `/api/export/latest?key=${key}&format=csv&profile_id=${profileId}`;
+      const before = await get(t.app, url);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await putProfile(t.store, 'awkward', { ...PROFILE, columns: PROFILE.columns.slice(0, 2) }, profileId);
+      const after = await get(t.app, url, { 'if-modified-since': String(before.headers['last-modified']) });
+      assert.equal(after.statusCode, 200);
+      assert.match(after.body, /^Артикул,Name\r\n/);
+      await putProfile(t.store, 'awkward', PROFILE, profileId);
+    });
+
     test('each variant has its own ETag; 304 per variant; br decompresses to the identity bytes', async () => {
       const urls = ['csv', 'json', 'xlsx', 'yml'].map((f) => `/api/export/latest?key=${key}&format=${f}`);
       const tags = new Set<string>();

@@ -16,6 +16,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   price_list_not_found: 'the store has not published a price list yet',
   not_found: 'no such address',
   method_not_allowed: 'anything but GET or HEAD; the `Allow` header lists them',
+  range_not_satisfiable: 'a `Range` that starts past the end of the file; `Content-Range: bytes */<size>` gives the size',
   rate_limited: 'too many requests for this store, or too many wrong keys from one client; wait `Retry-After` seconds',
   internal_error: 'never expected; logged with a request id',
   unavailable: 'shutting down or the database is unreachable; retry after `Retry-After` seconds',

@@ -59,10 +59,13 @@ export async function priceListExport(store: Store, lookup: KeyLookup, writer: F
   });
   return {
     variant: variantOf(profile),
-    publishedAt: list.published_at,
+    // A profile edit changes the bytes too: Last-Modified must move with it, or a client that
+    // revalidates with If-Modified-Since alone would keep the old columns.
+    publishedAt: profile && profile.updated_at > list.published_at ? profile.updated_at : list.published_at,
     fileName: () => exportFileName(lookup.store.id, list.published_at, writer.extension),
     prepare: async () => {
-      const plan = await planExport(store, lookup, exportRequest);
+      // Every writer but YML reads only the columns, so a legacy export can skip each item's extra fields.
+      const plan = await planExport(store, lookup, { ...exportRequest, columnsOnly: writer.format !== 'yml' });
       return { variant: variantOf(plan.profile), contentType: writer.contentType(plan.meta), body: () => writer.render(plan.readBatches(), plan.meta) };
     },
   };

@@ -29,6 +29,11 @@ const fileResponses = (description: string, types: Record<string, unknown>) => (
     description: `${description} Headers: ETag and Last-Modified (a conditional request answers 304), Content-Disposition: attachment, Cache-Control: private, no-cache; br/gzip on request.`,
     content: types,
   },
+  206: {
+    description:
+      'Partial content: a single `Range: bytes=…` of a file the service has already rendered (`Accept-Ranges: bytes`, `Content-Range`; ' +
+      '`If-Range` with the ETag). Several ranges, or a file still being rendered, get the whole file (200).',
+  },
   304: { description: 'Not modified: the If-None-Match / If-Modified-Since copy is current (answered only after the key is checked).' },
   ...problemResponses(PUBLIC_ERROR_CODES),
 });

@@ -214,7 +214,7 @@ export class PostgresStore implements Store {
       const { rows } = await this.pool.query<unknown[]>(timed({ text, values: [priceListId, after, batchSize], rowMode: 'array' }));
       if (rows.length === 0) return;
       after = Number(rows[rows.length - 1][0]);
-      yield rows.map((row) => itemFromRow(row.slice(1)));
+      yield rows.map((row) => itemFromRow(row, 1));
       if (rows.length < batchSize) return;
     }
   }

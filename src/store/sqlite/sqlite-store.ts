@@ -210,7 +210,7 @@ export class SqliteStore implements Store {
       const rows = page.all(priceListId, after, batchSize) as unknown[][];
       if (rows.length === 0) return;
       after = Number(rows[rows.length - 1][0]);
-      yield rows.map((row) => itemFromRow(row.slice(1)));
+      yield rows.map((row) => itemFromRow(row, 1));
       if (rows.length < batchSize) return;
     }
   }

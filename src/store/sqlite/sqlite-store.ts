@@ -8,6 +8,7 @@ import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
+import { KeyLookupCache } from './key-lookup-cache.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 
 type Row = Record<string, unknown>;
@@ -46,6 +47,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     // The CLI may publish while the server runs: wait for the other writer instead of failing.
     this.db.pragma('busy_timeout = 10000');
+    this.keyLookups = new KeyLookupCache(this.db);
   }
 
   /**
@@ -53,6 +55,7 @@ export class SqliteStore implements Store {
    * request runs the same few. Each SQL text is used in one mode (plain, pluck or raw) only.
    */
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly keyLookups: KeyLookupCache;
 
   private prepare(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
@@ -110,6 +113,8 @@ export class SqliteStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyLookup | null> {
+    const cached = this.keyLookups.get(hash);
+    if (cached) return cached;
     const row = this.prepare(
         `SELECT k.*, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company,
                 s.created_at AS s_created_at, p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at,
@@ -121,7 +126,7 @@ export class SqliteStore implements Store {
       )
       .get(hash) as Row | undefined;
     if (!row) return null;
-    return {
+    const lookup: KeyLookup = {
       key: keyFrom(row),
       store: storeFrom({ id: row.store_id, name: row.s_name, currency: row.s_currency, url: row.s_url, company: row.s_company, created_at: row.s_created_at }),
       latest: row.p_id === null ? null : priceListFrom({
@@ -129,6 +134,8 @@ export class SqliteStore implements Store {
         available_count: row.p_available_count, currencies: row.p_currencies, category_ids: row.p_category_ids,
       }),
     };
+    this.keyLookups.set(hash, lookup);
+    return lookup;
   }
 
   async getKey(id: string): Promise<ApiKeyRecord | null> {
@@ -142,10 +149,12 @@ export class SqliteStore implements Store {
 
   async touchKey(id: string, at: Date): Promise<void> {
     this.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at.getTime(), id);
+    this.keyLookups.touched(id, at);
   }
 
   async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | null> {
     this.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id);
+    this.keyLookups.invalidate();
     return this.getKey(id);
   }
 
@@ -179,7 +188,7 @@ export class SqliteStore implements Store {
     const draftId = Number(
       this.prepare("INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ?)").run(storeId, now).lastInsertRowid,
     );
-    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids));
+    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids), () => this.keyLookups.invalidate());
   }
 
   async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {
@@ -235,6 +244,8 @@ class SqliteDraft implements PublicationDraft {
     private readonly storeId: string,
     private readonly draftId: number,
     private readonly drop: (ids: readonly number[]) => void,
+    /** A new latest list: remembered key look-ups name the old one. */
+    private readonly latestChanged: () => void,
   ) {
     // OR IGNORE + `changes` finds duplicate offer_ids through the unique index, without a Set of ids in memory.
     this.insert = db.prepare(
@@ -281,6 +292,7 @@ class SqliteDraft implements PublicationDraft {
         .all(this.storeId, now - SUPERSEDED_GRACE_MS) as number[];
     });
     const expired = commit.immediate();
+    this.latestChanged();
     this.drop(expired);
     const row = this.db.prepare('SELECT * FROM price_lists WHERE id = ?').get(this.draftId) as Row;
     return priceListFrom(row);

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { PriceItem } from '../../domain/price-item.js';
+import { SqliteStore } from './sqlite-store.js';
+
+const item = (offer_id: string): PriceItem => ({
+  offer_id, name: offer_id, price: 100, old_price: null, purchase_price: null, currency: 'RUB', available: true, quantity: null,
+  url: null, picture: null, vendor: null, vendor_code: null, barcode: null, description: null, category: null, competitors: null, attributes: null,
+});
+
+async function publish(store: SqliteStore, storeId: string) {
+  const draft = await store.beginPublication(storeId);
+  await draft.append([{ seq: 0, item: item('a') }]);
+  return draft.commit({ item_count: 1, available_count: 1, currencies: ['RUB'], category_paths: [''] });
+}
+
+/** Two connections on one file: the server's, and another process's (the CLI). */
+describe('remembered key look-ups never outlive a change', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'key-cache-'));
+  const server = new SqliteStore(join(dir, 'db.sqlite'));
+  const cli = new SqliteStore(join(dir, 'db.sqlite'));
+  before(async () => {
+    await server.migrate();
+    await server.createStore({ id: 's', name: 'S', currency: 'RUB', url: null, company: null });
+    await server.insertKey({ id: 'k1', store_id: 's', label: null, prefix: 'p', hash: 'h1' });
+  });
+  after(async () => {
+    await server.close();
+    await cli.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves a repeat look-up from memory while nothing changed', async () => {
+    const first = await server.findKeyByHash('h1');
+    assert.equal(await server.findKeyByHash('h1'), first);
+  });
+
+  it('sees a revocation made by another connection on the next look-up', async () => {
+    await server.findKeyByHash('h1');
+    await cli.revokeKey('k1', new Date());
+    assert.ok((await server.findKeyByHash('h1'))?.key.revoked_at);
+  });
+
+  it('sees a publication made by another connection, and by its own', async () => {
+    assert.equal((await server.findKeyByHash('h1'))?.latest, null);
+    const one = await publish(cli, 's');
+    assert.equal((await server.findKeyByHash('h1'))?.latest?.version, one.version);
+    const two = await publish(server, 's');
+    assert.equal((await server.findKeyByHash('h1'))?.latest?.version, two.version);
+  });
+
+  it('sees its own revocation, and keeps touches without a round trip', async () => {
+    await server.insertKey({ id: 'k2', store_id: 's', label: null, prefix: 'p', hash: 'h2' });
+    const at = new Date(Date.now() + 1000);
+    await server.findKeyByHash('h2');
+    await server.touchKey('k2', at);
+    assert.equal((await server.findKeyByHash('h2'))?.key.last_used_at?.getTime(), at.getTime());
+    await server.revokeKey('k2', new Date());
+    assert.ok((await server.findKeyByHash('h2'))?.key.revoked_at);
+  });
+});

@@ -9,12 +9,11 @@
  * no HTTP), into a byte counter; the timing excludes building the rows. Prints one JSON line.
  */
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
-import { Writable } from 'node:stream';
 import { LEGACY_COLUMNS } from '../src/domain/columns.js';
 import { formatMoney } from '../src/domain/money.js';
 import type { PriceItem } from '../src/domain/price-item.js';
 import { benchItems } from './bench-data.js';
+import { exceljsBytes } from './exceljs-reference.js';
 
 export interface ReferenceRun {
   items: number;
@@ -42,27 +41,7 @@ async function csvStringify(items: readonly PriceItem[]): Promise<number> {
   return bytes;
 }
 
-/** exceljs's streaming WorkbookWriter writing the same sheet: frozen bold header, autofilter, `0.00` money. */
-async function exceljs(items: readonly PriceItem[]): Promise<number> {
-  let bytes = 0;
-  const sink = new Writable({ write(chunk: Buffer, _encoding, done) { bytes += chunk.length; done(); } });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
-  const sheet = workbook.addWorksheet('Prices', { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = LEGACY_COLUMNS.map((column) => ({ header: column.title, key: column.key, width: 14, style: column.kind === 'money' ? { numFmt: '0.00' } : {} }));
-  sheet.getRow(1).font = { bold: true };
-  sheet.autoFilter = `A1:H${items.length + 1}`;
-  for (const item of items) {
-    sheet.addRow(LEGACY_COLUMNS.map((column) => {
-      const value = column.get(item);
-      return column.kind === 'money' && typeof value === 'number' ? value / 100 : value;
-    })).commit();
-  }
-  sheet.commit();
-  await workbook.commit();
-  return bytes;
-}
-
-const REFERENCES = { 'csv-stringify': csvStringify, exceljs } as const;
+const REFERENCES = { 'csv-stringify': csvStringify, exceljs: exceljsBytes } as const;
 
 const [name, count] = process.argv.slice(2) as [keyof typeof REFERENCES, string];
 const write = REFERENCES[name];

@@ -10,14 +10,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import ExcelJS from 'exceljs';
 import { LEGACY_COLUMNS } from '../src/domain/columns.js';
 import type { Competitor, PriceItem } from '../src/domain/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS } from '../src/domain/profile.js';
 import { xlsxWriter } from '../src/formats/xlsx/prices-writer.js';
 import { renderSummaryMatrix } from '../src/formats/xlsx/summary-writer.js';
+import { exceljsBytes } from './exceljs-reference.js';
 import type { ExportMeta } from '../src/formats/types.js';
 
 const BATCH = 1000;
@@ -85,31 +84,6 @@ function meta(itemCount: number): ExportMeta {
 async function drain(chunks: AsyncIterable<Uint8Array>): Promise<number> {
   let bytes = 0;
   for await (const chunk of chunks) bytes += chunk.length;
-  return bytes;
-}
-
-/** exceljs writing the same sheet: frozen bold header, autofilter, `0.00` money, inline strings. */
-async function exceljsBytes(items: readonly PriceItem[]): Promise<number> {
-  let bytes = 0;
-  const sink = new Writable({ write(chunk: Buffer, _encoding, done) { bytes += chunk.length; done(); } });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false });
-  const sheet = workbook.addWorksheet('Prices', { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = LEGACY_COLUMNS.map((column) => ({
-    header: column.title,
-    key: column.key,
-    width: 14,
-    style: column.kind === 'money' ? { numFmt: '0.00' } : {},
-  }));
-  sheet.getRow(1).font = { bold: true };
-  sheet.autoFilter = `A1:H${items.length + 1}`;
-  for (const item of items) {
-    sheet.addRow(LEGACY_COLUMNS.map((column) => {
-      const value = column.get(item);
-      return column.kind === 'money' && typeof value === 'number' ? value / 100 : value;
-    })).commit();
-  }
-  sheet.commit();
-  await workbook.commit();
   return bytes;
 }
 

@@ -7,6 +7,7 @@ import { registerDrain } from './graceful-shutdown.js';
 import { registerErrorHandling } from './plugins/error-handling.js';
 import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerRequestLog } from './plugins/request-log.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
@@ -71,12 +72,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, route: request.routeOptions.url ?? '(unmatched)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-  });
+  registerRequestLog(app);
 
   registerSecurityHeaders(app);
   registerErrorHandling(app, store, config.basePath);

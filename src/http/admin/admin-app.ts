@@ -4,6 +4,7 @@ import type { Config } from '../../config/config.js';
 import type { Store } from '../../store/types.js';
 import { loggerOptions } from '../app.js';
 import { registerDrain } from '../graceful-shutdown.js';
+import { registerRequestLog } from '../plugins/request-log.js';
 import { registerSecurityHeaders } from '../plugins/security-headers.js';
 import { registerAdminAuth } from './admin-auth.js';
 import { registerAdminErrors } from './admin-errors.js';
@@ -40,12 +41,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   // First hook: on SIGTERM a publication being uploaded finishes; new calls get 503 with Retry-After.
   registerDrain(app, config.basePath);
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, route: request.routeOptions.url ?? '(unmatched)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'admin request',
-    );
-  });
+  registerRequestLog(app, 'admin request');
   registerSecurityHeaders(app);
   registerAdminErrors(app, config.basePath);
   registerAdminAuth(app, config.adminToken);

@@ -1,16 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
-import { planExport, type ExportRequest } from '../../domain/exports.js';
-import type { Profile } from '../../domain/profile.js';
-import { getProfileForStore } from '../../domain/profiles.js';
+import type { ExportRequest } from '../../domain/exports.js';
 import { FORMAT_WRITERS } from '../../formats/registry.js';
 import type { FormatWriter } from '../../formats/types.js';
 import type { RenderCache } from '../../render-cache/interface.js';
 import { LatestListWarmer } from '../../render-cache/latest-warmer.js';
 import type { KeyLookup, PriceListRecord, Store, StoreRecord } from '../../store/types.js';
+import { checkedExport } from '../checked-export.js';
 import { parseExportParams } from '../export-params.js';
 import { publicRoute } from '../public-route.js';
-import { cacheKey, exportFileName, renderCacheOf, sendExport, type ExportFile, type ExportVariant } from '../send-export.js';
+import { cacheKey, renderCacheOf, sendExport, type ExportFile } from '../send-export.js';
 import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
 import type { RequestGate } from '../request-gate.js';
 
@@ -36,39 +35,16 @@ export function registerExportRoutes(app: FastifyInstance, store: Store, gate: R
   warmLegacyCsv(app, store, cache);
 }
 
-/**
- * One price list export, checked (profile 404, then price list 404: CONTRACT §3) but not yet
- * planned: a 304 or a render cache hit needs only the variant, and planning (the categories,
- * the meta) happens on a miss. The routes and the warmer both build it here, so they key the
- * same variant.
- */
-export async function priceListExport(store: Store, lookup: KeyLookup, writer: FormatWriter, exportRequest: ExportRequest): Promise<ExportFile> {
-  const profile = exportRequest.profileId === null ? null : await getProfileForStore(store, lookup.store.id, exportRequest.profileId);
-  // Without a list, planning answers price_list_not_found (the domain's one wording of it).
-  if (!lookup.latest) await planExport(store, lookup, exportRequest);
-  const list = lookup.latest!;
-  const variantOf = (planned: Profile | null): ExportVariant => ({
+/** A price list export in one format (addresses 2 and 4, and the warmer). */
+export function priceListExport(store: Store, lookup: KeyLookup, writer: FormatWriter, exportRequest: ExportRequest): Promise<ExportFile> {
+  return checkedExport(store, lookup, exportRequest, {
     endpoint: 'prices',
-    storeId: lookup.store.id,
-    priceListId: list.id,
-    version: list.version,
     format: writer.format,
-    profileId: planned?.id ?? null,
-    profileRevision: planned?.revision ?? null,
-    onlyAvailable: exportRequest.onlyAvailable,
+    extension: writer.extension,
+    // Every writer but YML reads only the columns.
+    columnsOnly: writer.format !== 'yml',
+    render: (plan) => ({ contentType: writer.contentType(plan.meta), body: () => writer.render(plan.readBatches(), plan.meta) }),
   });
-  return {
-    variant: variantOf(profile),
-    // A profile edit changes the bytes too: Last-Modified must move with it, or a client that
-    // revalidates with If-Modified-Since alone would keep the old columns.
-    publishedAt: profile && profile.updated_at > list.published_at ? profile.updated_at : list.published_at,
-    fileName: () => exportFileName(lookup.store.id, list.published_at, writer.extension),
-    prepare: async () => {
-      // Every writer but YML reads only the columns, so a legacy export can skip each item's extra fields.
-      const plan = await planExport(store, lookup, { ...exportRequest, columnsOnly: writer.format !== 'yml' });
-      return { variant: variantOf(plan.profile), contentType: writer.contentType(plan.meta), body: () => writer.render(plan.readBatches(), plan.meta) };
-    },
-  };
 }
 
 interface StoreLatest {

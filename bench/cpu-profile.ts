@@ -39,10 +39,18 @@ export interface Frame {
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
-export function topFrames(file: string, top = 15, window?: Window): Frame[] {
+/** Self time per function over one or more profiles (the threads of one process, summed). */
+export function topFrames(files: string | readonly string[], top = 15, window?: Window): Frame[] {
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const file of typeof files === 'string' ? [files] : files) total += addSelfTimes(file, self, window);
+  return sortedFrames(self, total, top);
+}
+
+/** Adds a profile's self times (inside the window) to `self`; returns the busy time added. */
+function addSelfTimes(file: string, self: Map<string, number>, window?: Window): number {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const self = new Map<string, number>();
   let total = 0;
   let at = profile.startTime;
   profile.samples.forEach((id, index) => {
@@ -58,6 +66,10 @@ export function topFrames(file: string, top = 15, window?: Window): Frame[] {
     self.set(key, (self.get(key) ?? 0) + delta);
     total += delta;
   });
+  return total;
+}
+
+function sortedFrames(self: Map<string, number>, total: number, top: number): Frame[] {
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
@@ -67,10 +79,15 @@ export function topFrames(file: string, top = 15, window?: Window): Frame[] {
     });
 }
 
-/** The newest .cpuprofile in a directory. */
-export function newestProfile(dir: string): string | null {
+/**
+ * The profiles one process left in a directory: its main thread's and its worker threads'
+ * (`CPU.<date>.<time>.<pid>.<thread id>.<n>.cpuprofile`; the main thread is thread 0).
+ */
+export function threadProfiles(dir: string): { main: string | null; workers: string[] } {
   const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort();
-  return files.length === 0 ? null : join(dir, files[files.length - 1]);
+  const threadOf = (name: string) => name.split('.')[4];
+  const main = files.find((name) => threadOf(name) === '0');
+  return { main: main ? join(dir, main) : null, workers: files.filter((name) => threadOf(name) !== '0').map((name) => join(dir, name)) };
 }
 
 export function framesTable(frames: readonly Frame[]): string {

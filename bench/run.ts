@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/factory.js';
 import { benchStore, republish } from './bench-data.js';
-import { framesTable, monotonicMicros, newestProfile, topFrames, type Window } from './cpu-profile.js';
+import { framesTable, monotonicMicros, threadProfiles, topFrames, type Window } from './cpu-profile.js';
 import { download } from './http-client.js';
 import { startNginx } from './nginx.js';
 import type { ReferenceRun } from './references.js';
@@ -376,9 +376,10 @@ async function profileMisses(): Promise<void> {
     mkdirSync(profDir);
     log(`profiling: ${figure.figure} …`);
     const window = await figure.profile(['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
-    const file = newestProfile(profDir);
-    if (!file) continue;
-    sections.push(`### Profile: ${figure.figure}\n\nThe server process under \`node --cpu-prof\`, self time as a share of its busy time while the figure was measured.\n\n${framesTable(topFrames(file, 20, window))}`);
+    const { main, workers } = threadProfiles(profDir);
+    if (!main) continue;
+    const threads = workers.length === 0 ? '' : `\n\nIts ${workers.length} worker threads (page queries), summed:\n\n${framesTable(topFrames(workers, 8, window))}`;
+    sections.push(`### Profile: ${figure.figure}\n\nThe server process under \`node --cpu-prof\`, self time as a share of its main thread's busy time while the figure was measured.\n\n${framesTable(topFrames(main, 20, window))}${threads}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { AppError } from '../errors/app-error.js';
 import type { ExportCategory, ExportMeta } from '../formats/types.js';
 import type { KeyLookup, Store } from '../store/types.js';
 import { LEGACY_COLUMNS, profileColumns } from './columns.js';
+import type { RecordReader } from './delimited-record.js';
 import type { PriceItem } from './price-item.js';
 import { DEFAULT_TABULAR_OPTIONS, type Profile } from './profile.js';
 import { getProfileForStore } from './profiles.js';
@@ -18,6 +19,8 @@ export interface ExportPlan {
   meta: ExportMeta;
   profile: Profile | null;
   readBatches(): AsyncIterable<PriceItem[]>;
+  /** Delimited records built by the store, when it can (SQLite); null otherwise. */
+  readRecords: RecordReader | null;
 }
 
 /** Name of the default category for items without one (CONTRACT §6.1 leaves it open). */
@@ -58,6 +61,7 @@ export async function planExport(store: Store, lookup: KeyLookup, request: Expor
     meta,
     profile,
     readBatches: () => store.readItems(list.id, { onlyAvailable: request.onlyAvailable, withExtra: !(request.columnsOnly && readsLegacyFieldsOnly(meta.columns)) }),
+    readRecords: store.renderRecords ? (spec) => store.renderRecords!(list.id, spec, { onlyAvailable: request.onlyAvailable }) : null,
   };
 }
 

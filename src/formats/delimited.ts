@@ -1,6 +1,7 @@
 import { LEGACY_COLUMNS, type ExportColumn } from '../domain/columns.js';
+import { isStoredField, type DelimitedRecordSpec, type RecordField } from '../domain/delimited-record.js';
 import { formatMoney } from '../domain/money.js';
-import type { PriceItem } from '../domain/price-item.js';
+import { ITEM_FIELDS, type PriceItem } from '../domain/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../domain/profile.js';
 import { renderText, type TextLayout } from './text-writer.js';
 import type { ExportFormat, ExportMeta, FormatWriter } from './types.js';
@@ -118,13 +119,52 @@ function optionsFor(meta: ExportMeta, format: 'csv' | 'tsv'): TabularOptions {
   return format === 'tsv' ? { ...options, delimiter: '\t' } : options;
 }
 
+/**
+ * The records as a spec a store can render itself (STORED_FIELDS and constants only, and a
+ * decimal separator that is not the delimiter); null when only the JavaScript layout can.
+ */
+export function recordSpec(columns: readonly ExportColumn[], options: TabularOptions): DelimitedRecordSpec | null {
+  if (options.delimiter === options.decimal_separator) return null;
+  const quote = quoter(options.delimiter);
+  const fields: RecordField[] = [];
+  for (const column of columns) {
+    if (column.field === null) {
+      const constant = column.get(NO_ITEM);
+      fields.push({ kind: 'literal', text: constant === null ? '' : quote(String(constant)) });
+    } else if (isStoredField(column.field) && column.kind === ITEM_FIELDS[column.field]) {
+      fields.push({ kind: column.kind, field: column.field });
+    } else {
+      return null;
+    }
+  }
+  return { fields, delimiter: options.delimiter, decimalSeparator: options.decimal_separator, recordEnd: RECORD_END };
+}
+
+/** What a constant column's `get` is given: it reads nothing. */
+const NO_ITEM = Object.freeze({}) as PriceItem;
+
+function headerOf(meta: ExportMeta, options: TabularOptions): string {
+  if (meta.legacy && meta.columns === LEGACY_COLUMNS) return legacyLayout(options.delimiter).header;
+  return delimitedLayout(meta.columns, options).header;
+}
+
+/** The header, then the records the store built: the same bytes as renderText over the layout. */
+async function* renderStoreRecords(header: string, options: TabularOptions, records: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const head = options.bom ? `\uFEFF${header}` : header;
+  if (head !== '') yield Buffer.from(head, 'utf8');
+  yield* records;
+}
+
 function delimitedWriter(format: Extract<ExportFormat, 'csv' | 'tsv'>, mediaType: string): FormatWriter {
   return {
     format,
     extension: format,
     contentType: (meta) => `${mediaType}; charset=${optionsFor(meta, format).encoding}`,
-    render(batches, meta) {
+    render(batches, meta, records) {
       const options = optionsFor(meta, format);
+      // The store builds UTF-8 records only; windows-1251 (1C importers) takes the JavaScript path.
+      const spec = records && options.encoding === 'utf-8' ? recordSpec(meta.columns, options) : null;
+      if (records && spec) return renderStoreRecords(headerOf(meta, options), options, records(spec));
       const layout =
         meta.legacy && meta.columns === LEGACY_COLUMNS ? legacyLayout(options.delimiter) : delimitedLayout(meta.columns, options);
       return renderText(batches, layout, options);

@@ -1,3 +1,4 @@
+import type { RecordReader } from '../domain/delimited-record.js';
 import type { ExportColumn } from '../domain/columns.js';
 import type { PriceItem } from '../domain/price-item.js';
 import type { TabularOptions } from '../domain/profile.js';
@@ -44,5 +45,9 @@ export interface FormatWriter {
   readonly format: ExportFormat;
   readonly extension: string;
   contentType(meta: ExportMeta): string;
-  render(batches: AsyncIterable<readonly PriceItem[]>, meta: ExportMeta): AsyncIterable<Uint8Array>;
+  /**
+   * `records`, when the store offers it, builds delimited records next to the data; a writer
+   * that can describe its records as a DelimitedRecordSpec may use it instead of `batches`.
+   */
+  render(batches: AsyncIterable<readonly PriceItem[]>, meta: ExportMeta, records?: RecordReader | null): AsyncIterable<Uint8Array>;
 }

@@ -3,6 +3,7 @@
  * the SQLite or the PostgreSQL implementation from DATABASE_URL. Both pass the same
  * contract tests (`src/store/store.contract.test.ts`).
  */
+import type { DelimitedRecordSpec } from '../domain/delimited-record.js';
 import type { PriceItem } from '../domain/price-item.js';
 import type { Profile, ProfileDefinition } from '../domain/profile.js';
 
@@ -144,4 +145,11 @@ export interface Store {
   getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]>;
   /** The list's items in publication order, in batches. */
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
+  /**
+   * The list's items as delimited records built by the database itself (UTF-8, publication
+   * order, chunks of whole records), when the store can; see domain/delimited-record.ts.
+   */
+  /** Starts what renderRecords runs on (SQLite: its page threads) before the first export asks. */
+  startRecordThreads?(): void;
+  renderRecords?(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
 }

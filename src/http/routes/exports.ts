@@ -33,6 +33,7 @@ export function registerExportRoutes(app: FastifyInstance, store: Store, gate: R
   });
 
   warmLegacyCsv(app, store, cache);
+  app.addHook('onReady', async () => store.startRecordThreads?.());
 }
 
 /** A price list export in one format (addresses 2 and 4, and the warmer). */
@@ -43,7 +44,7 @@ export function priceListExport(store: Store, lookup: KeyLookup, writer: FormatW
     extension: writer.extension,
     // Every writer but YML reads only the columns.
     columnsOnly: writer.format !== 'yml',
-    render: (plan) => ({ contentType: writer.contentType(plan.meta), body: () => writer.render(plan.readBatches(), plan.meta) }),
+    render: (plan) => ({ contentType: writer.contentType(plan.meta), body: () => writer.render(plan.readBatches(), plan.meta, plan.readRecords) }),
   });
 }
 

@@ -70,4 +70,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE UNIQUE INDEX price_items_offer ON price_items(price_list_id, offer_id);
   `,
+  // Which text fields of an item need no CSV quoting for the common delimiters (delimited-sql.ts);
+  // NULL for rows published before it: they take the full test.
+  `ALTER TABLE price_items ADD COLUMN quote_free INTEGER`,
 ];

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Store } from '../store/types.js';
@@ -25,6 +26,19 @@ export interface AppDependencies {
   logStream?: NodeJS.WritableStream;
 }
 
+let standardOutput: pino.DestinationStream | undefined;
+
+/**
+ * The process's log on standard output, written asynchronously: pino's default writes each line
+ * with its own synchronous write(2), which halved the requests/s of a bare Fastify route and was
+ * the largest cost of a 304 (bench/RESULTS.md, "304 revalidations"). Lines that arrive while a
+ * write is under way go out together with the next one; whatever is pending is written on exit.
+ * One destination for the whole process, so the public and admin apps never interleave writes.
+ */
+function standardOutputLog(): pino.DestinationStream {
+  return (standardOutput ??= pino.destination({ dest: 1, sync: false }));
+}
+
 /**
  * Logs name the route pattern, never the raw address: a key may travel in the path or query.
  * The framework's own request logging is off for the same reason; `onResponse` logs instead.
@@ -32,7 +46,7 @@ export interface AppDependencies {
 export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    ...(stream ? { stream } : {}),
+    stream: stream ?? standardOutputLog(),
     serializers: {
       req: (req: { method?: string; routeOptions?: { url?: string } }) => ({ method: req.method, route: req.routeOptions?.url ?? '(unmatched)' }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),

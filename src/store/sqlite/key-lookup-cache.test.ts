@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import type { PriceItem } from '../../domain/price-item.js';
+import { changeSignal } from './change-signal.js';
 import { SqliteStore } from './sqlite-store.js';
 
 const item = (offer_id: string): PriceItem => ({
@@ -52,6 +54,22 @@ describe('remembered key look-ups never outlive a change', () => {
     assert.equal((await server.findKeyByHash('h1'))?.latest?.version, two.version);
   });
 
+  it('sees every revocation by another connection, across WAL checkpoints and restarts', async () => {
+    const raw = new Database(join(dir, 'db.sqlite'));
+    try {
+      for (let i = 0; i < 60; i++) {
+        await server.insertKey({ id: `loop-${i}`, store_id: 's', label: null, prefix: 'p', hash: `loop-${i}` });
+        assert.equal((await server.findKeyByHash(`loop-${i}`))?.key.revoked_at, null);
+        if (i % 7 === 3) raw.pragma('wal_checkpoint(TRUNCATE)');
+        if (i % 7 === 5) raw.pragma('wal_checkpoint(RESTART)');
+        await cli.revokeKey(`loop-${i}`, new Date());
+        assert.ok((await server.findKeyByHash(`loop-${i}`))?.key.revoked_at, `revocation ${i} seen`);
+      }
+    } finally {
+      raw.close();
+    }
+  });
+
   it('sees its own revocation, and keeps touches without a round trip', async () => {
     await server.insertKey({ id: 'k2', store_id: 's', label: null, prefix: 'p', hash: 'h2' });
     const at = new Date(Date.now() + 1000);
@@ -60,5 +78,37 @@ describe('remembered key look-ups never outlive a change', () => {
     assert.equal((await server.findKeyByHash('h2'))?.key.last_used_at?.getTime(), at.getTime());
     await server.revokeKey('k2', new Date());
     assert.ok((await server.findKeyByHash('h2'))?.key.revoked_at);
+  });
+});
+
+describe('the change signal', () => {
+  it('reads the WAL-index header of a file database, and falls back to data_version in memory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'change-signal-'));
+    const path = join(dir, 'db.sqlite');
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (x)');
+    const other = new Database(path);
+    const memory = new Database(':memory:');
+    try {
+      for (const [name, signal, writer] of [
+        ['file', changeSignal(db, path), other],
+        ['memory', changeSignal(memory, ':memory:'), null],
+      ] as const) {
+        assert.equal(signal.changed(), true, `${name}: the first ask`);
+        assert.equal(signal.changed(), false, `${name}: nothing committed`);
+        if (writer) {
+          writer.exec('INSERT INTO t VALUES (1)');
+          assert.equal(signal.changed(), true, `${name}: another connection committed`);
+          assert.equal(signal.changed(), false, `${name}: and nothing since`);
+        }
+        signal.close();
+      }
+    } finally {
+      other.close();
+      db.close();
+      memory.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,6 +9,7 @@ import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
+import { changeSignal } from './change-signal.js';
 import { compileRecord, quoteFreeMask } from './delimited-sql.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { PageWorkers } from './page-workers.js';
@@ -53,7 +54,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     // The CLI may publish while the server runs: wait for the other writer instead of failing.
     this.db.pragma('busy_timeout = 10000');
-    this.keyLookups = new KeyLookupCache(this.db);
+    this.keyLookups = new KeyLookupCache(changeSignal(this.db, path));
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
   }
@@ -97,6 +98,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.pageWorkers?.close();
+    this.keyLookups.close();
     this.db.close();
   }
 

@@ -26,9 +26,13 @@ export const ITEM_COLUMNS = 'offer_id, name, price, old_price, currency, availab
 /** The same with `extra` left out (ReadItemsOptions.withExtra false). */
 export const LEGACY_ITEM_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url, NULL';
 
-/** A raw row holding ITEM_COLUMNS from position `at` on (after a leading `seq`: 1) back into a PriceItem. */
+/**
+ * A raw row holding ITEM_COLUMNS from position `at` on (after a leading `seq`: 1) back into a
+ * PriceItem. `extra` may come as its JSON text or already parsed (a row read as JSON).
+ */
 export function itemFromRow(row: unknown[], at = 0): PriceItem {
-  const extra = row[at + 8] === null ? null : (JSON.parse(row[at + 8] as string) as Partial<ExtraFields>);
+  const stored = row[at + 8];
+  const extra = (stored === null ? null : typeof stored === 'string' ? JSON.parse(stored) : stored) as Partial<ExtraFields> | null;
   return {
     offer_id: row[at] as string,
     name: row[at + 1] as string,

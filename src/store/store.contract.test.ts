@@ -389,6 +389,21 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await readAll(store, 987_654_321), []);
       });
 
+      it('keeps order and exact batch sizes across many pages, with and without onlyAvailable', async () => {
+        const many = Array.from({ length: 12_345 }, (_, i) => item(`m-${i}`, { available: i % 7 !== 0, price: i, quantity: i % 5 === 0 ? null : i }));
+        const storeId = await createStore(store);
+        const draft = await store.beginPublication(storeId);
+        for (let from = 0; from < many.length; from += 4000) await draft.append(sequenced(many.slice(from, from + 4000), from));
+        const list = await draft.commit(summaryOf(many));
+        const all = await readAll(store, list.id, false, 5000);
+        assert.deepEqual(all.map((b) => b.length), [5000, 5000, 2345]);
+        assert.deepEqual(all.flat(), many);
+        const available = many.filter((it) => it.available);
+        const filtered = await readAll(store, list.id, true, 4096);
+        assert.deepEqual(filtered.map((b) => b.length), [4096, 4096, available.length - 8192]);
+        assert.deepEqual(filtered.flat(), available);
+      });
+
       it('round-trips every PriceItem field', async () => {
         const storeId = await createStore(store);
         const rich = item('Ёж-1 📦\\N', {

@@ -21,10 +21,10 @@ parentPort!.on('message', (task: PageTask) => {
       statement = db.prepare(task.sql).pluck();
       statements.set(task.sql, statement);
     }
-    const value = (statement.get(task.params) as Uint8Array | null) ?? null;
+    const value = statement.get(task.params) ?? null;
     reply = { id: task.id, value };
     // A blob comes in a buffer of its own: handing the memory over saves copying ~300 KiB per page.
-    if (value && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength) transfer = [value.buffer as ArrayBuffer];
+    if (value instanceof Uint8Array && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength) transfer = [value.buffer as ArrayBuffer];
   } catch (error) {
     reply = { id: task.id, error: (error as Error).message };
   }

@@ -16,11 +16,11 @@ export interface PageTask {
   params: Record<string, unknown>;
 }
 
-export type PageReply = { id: number; value: Uint8Array | null } | { id: number; error: string };
+export type PageReply = { id: number; value: unknown } | { id: number; error: string };
 
 interface Pending {
   task: PageTask;
-  resolve(value: Uint8Array | null): void;
+  resolve(value: unknown): void;
   reject(error: Error): void;
 }
 
@@ -50,8 +50,8 @@ export class PageWorkers {
 
   constructor(private readonly path: string) {}
 
-  /** The single value of a one-row, one-column query, run on a worker thread. */
-  run(sql: string, params: Record<string, unknown>): Promise<Uint8Array | null> {
+  /** The single value of a one-row, one-column query, run on a worker thread (a blob comes back as a Buffer). */
+  run(sql: string, params: Record<string, unknown>): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     return new Promise((resolve, reject) => {
       this.queue.push({ task: { id: this.nextId++, sql, params }, resolve, reject });
@@ -97,7 +97,7 @@ export class PageWorkers {
       if (!this.closed) this.idle.push(worker);
       if (pending) {
         if ('error' in reply) pending.reject(new Error(reply.error));
-        else pending.resolve(reply.value === null ? null : Buffer.from(reply.value.buffer, reply.value.byteOffset, reply.value.byteLength));
+        else pending.resolve(reply.value instanceof Uint8Array ? Buffer.from(reply.value.buffer, reply.value.byteOffset, reply.value.byteLength) : reply.value);
       }
       this.dispatch();
     });

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { STORED_FIELDS, type DelimitedRecordSpec } from '../../domain/delimited-record.js';
 import type { Profile, ProfileDefinition } from '../../domain/profile.js';
 import type { PriceItem } from '../../domain/price-item.js';
-import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
@@ -12,14 +12,12 @@ import type {
 import { changeSignal } from './change-signal.js';
 import { compileRecord, quoteFreeMask } from './delimited-sql.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
+import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
 import { PageWorkers } from './page-workers.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 
 type Row = Record<string, unknown>;
 
-/** Positions per page of renderRecords: ~300 KiB of records, ~3 ms of SQLite work. */
-const RECORDS_PER_PAGE = 5000;
-const FIRST_PAGE = 1000;
 
 const date = (ms: unknown): Date => new Date(Number(ms));
 const dateOrNull = (ms: unknown): Date | null => (ms === null || ms === undefined ? null : date(ms));
@@ -219,23 +217,30 @@ export class SqliteStore implements Store {
   }
 
   async *readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
-    const batchSize = options.batchSize ?? 5000;
-    // Keyset pages rather than one open cursor: better-sqlite3 is synchronous, and a page at a
-    // time lets other requests run between pages. A list is immutable, so pages are consistent.
-    const page = this.prepare(
-        `SELECT seq, ${options.withExtra === false ? LEGACY_ITEM_COLUMNS : ITEM_COLUMNS} FROM price_items
-          WHERE price_list_id = ? AND seq > ? ${options.onlyAvailable ? 'AND available = 1' : ''}
-          ORDER BY seq LIMIT ?`,
-      )
-      .raw(true);
-    let after = -1;
-    for (;;) {
-      const rows = page.all(priceListId, after, batchSize) as unknown[][];
-      if (rows.length === 0) return;
-      after = Number(rows[rows.length - 1][0]);
-      yield rows.map((row) => itemFromRow(row, 1));
-      if (rows.length < batchSize) return;
+    const batchSize = options.batchSize ?? POSITIONS_PER_PAGE;
+    // Each page is one JSON array of rows built by SQLite on a page thread: JSON.parse makes the
+    // rows ~2× faster than better-sqlite3 hands them over one by one, and the event loop is not
+    // held up while SQLite reads (bench/RESULTS.md, "First XLSX"). `extra` comes as an object.
+    const extra = options.withExtra === false ? 'NULL' : 'json(extra)';
+    const query: PageQuery = {
+      sql: `SELECT json_group_array(json_array(${STORED_FIELDS.join(', ')}, ${extra}))
+              FROM (SELECT ${STORED_FIELDS.join(', ')}, extra FROM price_items
+                     WHERE price_list_id = @list AND seq >= @from AND seq < @to ${options.onlyAvailable ? 'AND available = 1' : ''}
+                     ORDER BY seq)`,
+      params: {},
+    };
+    // Pages follow positions; batches are of batchSize items (the last may be shorter).
+    let batch: PriceItem[] = [];
+    for await (const page of listPages<string>(this.pageRunner, priceListId, this.positionBounds(priceListId), query)) {
+      for (const row of JSON.parse(page) as unknown[][]) {
+        batch.push(itemFromRow(row));
+        if (batch.length === batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
     }
+    if (batch.length > 0) yield batch;
   }
 
   startRecordThreads(): void {
@@ -244,47 +249,32 @@ export class SqliteStore implements Store {
 
   async *renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
     const { expression, params } = compileRecord(spec);
+    // Each page is one blob of records made by SQLite, so no row becomes a JavaScript object
+    // (bench/RESULTS.md, "First (uncached) CSV"). The subquery hands its rows over in seq order
+    // and group_concat joins them in arrival order (`group_concat(… ORDER BY seq)` would sort
+    // again, ~35 % slower); delimited-sql.test.ts checks the order across pages.
+    const query: PageQuery = {
+      sql: `SELECT CAST(group_concat(${expression}, '') AS BLOB)
+              FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free FROM price_items
+                     WHERE price_list_id = @list AND seq >= @from AND seq < @to ${options.onlyAvailable ? 'AND available = 1' : ''}
+                     ORDER BY seq)`,
+      params,
+    };
+    yield* listPages<Uint8Array>(this.pageRunner, priceListId, this.positionBounds(priceListId), query);
+  }
+
+  /** The list's first and last position (null, null when it has no items or does not exist). */
+  private positionBounds(priceListId: number): [number | null, number | null] {
     // Two subqueries: SQLite answers a lone min() or max() from the primary key, both at once by a scan.
-    const bounds = this.prepare(
+    return this.prepare(
         `SELECT (SELECT min(seq) FROM price_items WHERE price_list_id = @list), (SELECT max(seq) FROM price_items WHERE price_list_id = @list)`,
       )
       .raw(true)
       .get({ list: priceListId }) as [number | null, number | null];
-    const [first, last] = bounds;
-    if (first === null || last === null) return;
-    // Each page is one blob of records made by SQLite, so no row becomes a JavaScript object;
-    // the pages are made on worker threads, several at once, and handed out in order
-    // (bench/RESULTS.md, "First (uncached) CSV"). The subquery hands its rows over in seq order
-    // and group_concat joins them in arrival order (`group_concat(… ORDER BY seq)` would sort
-    // again, ~35 % slower); delimited-sql.test.ts checks the order across pages.
-    const sql = `SELECT CAST(group_concat(${expression}, '') AS BLOB)
-                   FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free FROM price_items
-                          WHERE price_list_id = @list AND seq >= @from AND seq < @to ${options.onlyAvailable ? 'AND available = 1' : ''}
-                          ORDER BY seq)`;
-    const page = (from: number, to: number): Promise<Uint8Array | null> => {
-      const values = { ...params, list: priceListId, from, to };
-      if (!this.pageWorkers) return Promise.resolve(this.prepare(sql).pluck().get(values) as Uint8Array | null);
-      const made = this.pageWorkers.run(sql, values);
-      // Pages made ahead may fail while an earlier one is awaited: handled here, thrown when their turn comes.
-      made.catch(() => undefined);
-      return made;
-    };
-    // Enough pages in flight to keep every thread busy, few enough to bound the memory.
-    const ahead = this.pageWorkers ? this.pageWorkers.size * 2 : 1;
-    const inFlight: Promise<Uint8Array | null>[] = [];
-    let next = first;
-    for (;;) {
-      while (inFlight.length < ahead && next <= last) {
-        // The first page is small, so the first bytes go out after ~1 ms of SQLite work.
-        const to = next + (next === first ? FIRST_PAGE : RECORDS_PER_PAGE);
-        inFlight.push(page(next, to));
-        next = to;
-      }
-      const records = inFlight.shift();
-      if (!records) return;
-      const made = await records;
-      if (made !== null && made.byteLength > 0) yield made;
-    }
+  }
+
+  private get pageRunner(): PageRunner {
+    return { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
   }
 
   private dropPriceLists(ids: readonly number[]): void {

@@ -1,0 +1,53 @@
+import type { PageWorkers } from './page-workers.js';
+
+/*
+ * A list's items read a page of positions (seq) at a time by a one-value page query, on the
+ * page threads, several pages at once, handed out in order. Pages are independent because a
+ * published list never changes (a superseded one stays readable for SUPERSEDED_GRACE_MS).
+ */
+
+/** Positions per page: ~300 KiB of CSV records or ~1 MiB of JSON rows, ~3 ms of SQLite work. */
+export const POSITIONS_PER_PAGE = 5000;
+/** The first page is small, so the first bytes of an export go out after ~1 ms of SQLite work. */
+const FIRST_PAGE_POSITIONS = 1000;
+
+export interface PageQuery {
+  /** One row, one column; sees `@list`, `@from` and `@to` (positions from ≤ seq < to) besides `params`. */
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+export interface PageRunner {
+  /** The page threads, or null to run the queries on this thread (an in-memory database). */
+  workers: PageWorkers | null;
+  runHere(sql: string, values: Record<string, unknown>): unknown;
+}
+
+/** The value of each page of `list` between its first and last position, in order; null pages (no rows) are skipped. */
+export async function* listPages<T>(runner: PageRunner, list: number, bounds: readonly [number | null, number | null], query: PageQuery): AsyncGenerator<T> {
+  const [first, last] = bounds;
+  if (first === null || last === null) return;
+  const page = (from: number, to: number): Promise<T | null> => {
+    const values = { ...query.params, list, from, to };
+    if (!runner.workers) return Promise.resolve(runner.runHere(query.sql, values) as T | null);
+    const made = runner.workers.run(query.sql, values) as Promise<T | null>;
+    // Pages made ahead may fail while an earlier one is awaited: handled here, thrown when their turn comes.
+    made.catch(() => undefined);
+    return made;
+  };
+  // Enough pages in flight to keep every thread busy, few enough to bound the memory.
+  const ahead = runner.workers ? runner.workers.size * 2 : 1;
+  const inFlight: Promise<T | null>[] = [];
+  let next = first;
+  for (;;) {
+    while (inFlight.length < ahead && next <= last) {
+      const to = next + (next === first ? FIRST_PAGE_POSITIONS : POSITIONS_PER_PAGE);
+      inFlight.push(page(next, to));
+      next = to;
+    }
+    const pending = inFlight.shift();
+    if (!pending) return;
+    const value = await pending;
+    if (value !== null) yield value;
+  }
+}

@@ -3,9 +3,8 @@ import { ITEM_FIELDS, type PriceItem } from '../../domain/price-item.js';
 
 /*
  * A DelimitedRecordSpec compiled to one SQLite expression per record, over a price_items row
- * (the stored fields and `quote_free`). Every value that comes
- * from a profile (the delimiter, the decimal separator, literal texts) is a bound parameter,
- * never part of the SQL text.
+ * (the stored fields and `quote_free`). Every value that comes from a profile (the delimiter,
+ * the decimal separator, literal texts) is a bound parameter, never part of the SQL text.
  */
 
 export interface CompiledRecord {

@@ -36,7 +36,7 @@ export async function* listPages<T>(runner: PageRunner, list: number, bounds: re
     return made;
   };
   // Enough pages in flight to keep every thread busy, few enough to bound the memory.
-  const ahead = runner.workers ? runner.workers.size * 2 : 1;
+  const ahead = runner.workers ? runner.workers.size + 1 : 1;
   const inFlight: Promise<T | null>[] = [];
   let next = first;
   for (;;) {

@@ -8,8 +8,6 @@ import type { PageReply, PageTask } from './page-workers.js';
 
 const db = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
-// Pages read through a memory map instead of a read() per database page: these connections only read.
-db.pragma('mmap_size = 1073741824');
 const statements = new Map<string, Database.Statement>();
 
 parentPort!.on('message', (task: PageTask) => {

@@ -39,11 +39,20 @@ export interface ExportFile {
   prepare(): Promise<PreparedExport>;
 }
 
+/** Digests of the variants asked for lately: a revalidation then skips the SHA-256. */
+const DIGESTS = new Map<string, string>();
+const MAX_DIGESTS = 10_000;
+
 /** One digest of everything that shapes the bytes: the ETag and the cache key both come from it. */
 function variantDigest(variant: ExportVariant): string {
-  return createHash('sha256')
-    .update(JSON.stringify([variant.endpoint, variant.storeId, variant.priceListId, variant.format, variant.profileId, variant.profileRevision, variant.onlyAvailable]))
-    .digest('base64url');
+  const text = JSON.stringify([variant.endpoint, variant.storeId, variant.priceListId, variant.format, variant.profileId, variant.profileRevision, variant.onlyAvailable]);
+  let digest = DIGESTS.get(text);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(text).digest('base64url');
+    if (DIGESTS.size >= MAX_DIGESTS) DIGESTS.clear();
+    DIGESTS.set(text, digest);
+  }
+  return digest;
 }
 
 const tagOf = (variant: ExportVariant, digest: string): string => `v${variant.version}-${digest.slice(0, 16)}`;

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { DelimitedRecordSpec } from '../../domain/delimited-record.js';
 import type { Profile, ProfileDefinition } from '../../domain/profile.js';
 import type { PriceItem } from '../../domain/price-item.js';
 import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
@@ -8,6 +9,7 @@ import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
+import { compilePgRecord } from './delimited-sql.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
 
 type Row = Record<string, unknown>;
@@ -51,6 +53,9 @@ const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available
  */
 /** Reads on a request's path give up after this (the request then answers 503 instead of hanging). */
 const REQUEST_READ_MS = 5_000;
+
+/** Items per page of renderRecords: ~350 KiB of records. */
+const RECORDS_PER_PAGE = 5000;
 
 /** pg honours a per-query `query_timeout` (client side); @types/pg only lists it on the client config. */
 function timed<T extends object>(config: T, ms = REQUEST_READ_MS): T {
@@ -216,6 +221,31 @@ export class PostgresStore implements Store {
       after = Number(rows[rows.length - 1][0]);
       yield rows.map((row) => itemFromRow(row, 1));
       if (rows.length < batchSize) return;
+    }
+  }
+
+  async *renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
+    const { expression, values } = compilePgRecord(spec, 4);
+    // PostgreSQL builds each page of records in its own process, keyset pages as in readItems;
+    // the next page is asked for before this one is handed on, so both sides work at once.
+    const text = `SELECT max(seq), count(*)::int, string_agg(line, '' ORDER BY seq)
+                    FROM (SELECT seq, ${expression} AS line FROM price_items
+                           WHERE price_list_id = $1 AND seq > $2 ${options.onlyAvailable ? 'AND available' : ''}
+                           ORDER BY seq LIMIT $3) page`;
+    const page = (after: number) => {
+      const asked = this.pool.query<[number | null, number, string | null]>(timed({ text, values: [priceListId, after, RECORDS_PER_PAGE, ...values], rowMode: 'array' }));
+      // A page asked for ahead may fail while the consumer is elsewhere: thrown when awaited.
+      asked.catch(() => undefined);
+      return asked;
+    };
+    let next = page(-1);
+    for (;;) {
+      const [last, count, records] = (await next).rows[0];
+      if (last === null || records === null) return;
+      const more = count === RECORDS_PER_PAGE;
+      if (more) next = page(Number(last));
+      yield Buffer.from(records, 'utf8');
+      if (!more) return;
     }
   }
 

@@ -1,13 +1,14 @@
 /*
  * A CSV/TSV record described as data rather than code, so that a store can build the records
- * next to the rows (SQLite: in SQL, one blob per page) instead of handing every row to
- * JavaScript first. Reading the rows into JavaScript alone is slower than the "first CSV ≥ 3×
- * csv-stringify" goal (bench/RESULTS.md, "First (uncached) CSV"); building the records in
- * SQLite is not.
+ * next to the rows (SQLite: one blob per page, on its page threads; PostgreSQL: in its own
+ * process) instead of handing every row to JavaScript first. Reading the rows into JavaScript
+ * alone is slower than the "first CSV ≥ 3× csv-stringify" goal (bench/RESULTS.md, "First
+ * (uncached) CSV"); building the records in SQLite is not.
  *
  * The CSV writer (formats/delimited.ts) owns the format: it makes this description, and its
- * JavaScript layout is the reference; the store that renders it must give the same bytes
- * (delimited-sql.test.ts checks both against each other and against the golden files).
+ * JavaScript layout is the reference; a store that renders it must give the same bytes
+ * (store/delimited-records.contract.test.ts checks both against each other and against the
+ * golden files, on every dialect).
  */
 
 /** The item fields every store keeps in columns of their own (CONTRACT §5's legacy fields). */

@@ -145,11 +145,11 @@ export interface Store {
   getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]>;
   /** The list's items in publication order, in batches. */
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
+  /** Starts what exports read on (SQLite: its page threads) before the first export asks. */
+  startExportThreads?(): void;
   /**
    * The list's items as delimited records built by the database itself (UTF-8, publication
    * order, chunks of whole records), when the store can; see domain/delimited-record.ts.
    */
-  /** Starts what renderRecords runs on (SQLite: its page threads) before the first export asks. */
-  startRecordThreads?(): void;
   renderRecords?(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
 }

@@ -33,7 +33,7 @@ export function registerExportRoutes(app: FastifyInstance, store: Store, gate: R
   });
 
   warmLegacyCsv(app, store, cache);
-  app.addHook('onReady', async () => store.startRecordThreads?.());
+  app.addHook('onReady', async () => store.startExportThreads?.());
 }
 
 /** A price list export in one format (addresses 2 and 4, and the warmer). */

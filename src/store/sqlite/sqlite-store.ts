@@ -243,7 +243,7 @@ export class SqliteStore implements Store {
     if (batch.length > 0) yield batch;
   }
 
-  startRecordThreads(): void {
+  startExportThreads(): void {
     this.pageWorkers?.start();
   }
 
@@ -252,7 +252,7 @@ export class SqliteStore implements Store {
     // Each page is one blob of records made by SQLite, so no row becomes a JavaScript object
     // (bench/RESULTS.md, "First (uncached) CSV"). The subquery hands its rows over in seq order
     // and group_concat joins them in arrival order (`group_concat(… ORDER BY seq)` would sort
-    // again, ~35 % slower); delimited-sql.test.ts checks the order across pages.
+    // again, ~35 % slower); delimited-records.contract.test.ts checks the order across pages.
     const query: PageQuery = {
       sql: `SELECT CAST(group_concat(${expression}, '') AS BLOB)
               FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free FROM price_items

@@ -19,7 +19,7 @@ export interface ExportPlan {
   meta: ExportMeta;
   profile: Profile | null;
   readBatches(): AsyncIterable<PriceItem[]>;
-  /** Delimited records built by the store, when it can (SQLite); null otherwise. */
+  /** Delimited records built by the database, when the store can; null otherwise. */
   readRecords: RecordReader | null;
 }
 

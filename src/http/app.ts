@@ -30,10 +30,10 @@ let standardOutput: pino.DestinationStream | undefined;
 
 /**
  * The process's log on standard output, written asynchronously: pino's default writes each line
- * with its own synchronous write(2), which halved the requests/s of a bare Fastify route and was
- * the largest cost of a 304 (bench/RESULTS.md, "304 revalidations"). Lines that arrive while a
- * write is under way go out together with the next one; whatever is pending is written on exit.
- * One destination for the whole process, so the public and admin apps never interleave writes.
+ * with its own synchronous write(2), which with standard output on a pipe (containers, systemd)
+ * cost ~12 % of the 304s a second (bench/RESULTS.md, "304 revalidations"). Lines that arrive
+ * while a write is under way go out together with the next one; whatever is pending is written
+ * on exit. One destination for the whole process, so the public and admin apps never interleave.
  */
 function standardOutputLog(): pino.DestinationStream {
   return (standardOutput ??= pino.destination({ dest: 1, sync: false }));

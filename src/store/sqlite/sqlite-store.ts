@@ -18,7 +18,6 @@ import { SQLITE_MIGRATIONS } from './schema.js';
 
 type Row = Record<string, unknown>;
 
-
 const date = (ms: unknown): Date => new Date(Number(ms));
 const dateOrNull = (ms: unknown): Date | null => (ms === null || ms === undefined ? null : date(ms));
 
@@ -56,9 +55,11 @@ export class SqliteStore implements Store {
     this.keyLookups = new KeyLookupCache(changeSignal(this.db, path));
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
+    this.pageRunner = { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
   }
 
   private readonly pageWorkers: PageWorkers | null;
+  private readonly pageRunner: PageRunner;
 
   /**
    * Prepared statements, kept: preparing costs more than running a key look-up, and every
@@ -221,6 +222,7 @@ export class SqliteStore implements Store {
     // Each page is one JSON array of rows built by SQLite on a page thread: JSON.parse makes the
     // rows ~2× faster than better-sqlite3 hands them over one by one, and the event loop is not
     // held up while SQLite reads (bench/RESULTS.md, "First XLSX"). `extra` comes as an object.
+    // The rows arrive in seq order as renderRecords' do (see there).
     const extra = options.withExtra === false ? 'NULL' : 'json(extra)';
     const query: PageQuery = {
       sql: `SELECT json_group_array(json_array(${STORED_FIELDS.join(', ')}, ${extra}))
@@ -271,10 +273,6 @@ export class SqliteStore implements Store {
       )
       .raw(true)
       .get({ list: priceListId }) as [number | null, number | null];
-  }
-
-  private get pageRunner(): PageRunner {
-    return { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
   }
 
   private dropPriceLists(ids: readonly number[]): void {

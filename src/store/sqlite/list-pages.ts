@@ -1,4 +1,4 @@
-import type { PageWorkers } from './page-workers.js';
+import type { PageWorkers } from './store-threads.js';
 
 /*
  * A list's items read a page of positions (seq) at a time by a one-value page query, on the

@@ -4,14 +4,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { PageReply, PageTask } from './page-workers.js';
+import type { PageTask, ThreadReply } from './store-threads.js';
 
 const db = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
 const statements = new Map<string, Database.Statement>();
 
 parentPort!.on('message', (task: PageTask) => {
-  let reply: PageReply;
+  let reply: ThreadReply;
   let transfer: ArrayBuffer[] = [];
   try {
     let statement = statements.get(task.sql);

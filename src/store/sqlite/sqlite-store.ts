@@ -4,16 +4,17 @@ import Database from 'better-sqlite3';
 import { STORED_FIELDS, type DelimitedRecordSpec } from '../../domain/delimited-record.js';
 import type { Profile, ProfileDefinition } from '../../domain/profile.js';
 import type { PriceItem } from '../../domain/price-item.js';
-import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import { categoryLevels, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
 import { changeSignal } from './change-signal.js';
-import { compileRecord, quoteFreeMask } from './delimited-sql.js';
+import { compileRecord } from './delimited-sql.js';
+import { INSERT_ITEM_SQL, itemInsertValues } from './item-insert.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
-import { PageWorkers } from './page-workers.js';
+import { AppendThread, PageWorkers } from './store-threads.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 
 type Row = Record<string, unknown>;
@@ -55,10 +56,12 @@ export class SqliteStore implements Store {
     this.keyLookups = new KeyLookupCache(changeSignal(this.db, path));
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
+    this.appendThread = path === ':memory:' ? null : new AppendThread(path);
     this.pageRunner = { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
   }
 
   private readonly pageWorkers: PageWorkers | null;
+  private readonly appendThread: AppendThread | null;
   private readonly pageRunner: PageRunner;
 
   /**
@@ -98,6 +101,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.pageWorkers?.close();
+    await this.appendThread?.close();
     this.keyLookups.close();
     this.db.close();
   }
@@ -201,7 +205,7 @@ export class SqliteStore implements Store {
     const draftId = Number(
       this.prepare("INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ?)").run(storeId, now).lastInsertRowid,
     );
-    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids), () => this.keyLookups.invalidate());
+    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids), () => this.keyLookups.invalidate(), this.appendThread);
   }
 
   async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {
@@ -297,25 +301,26 @@ class SqliteDraft implements PublicationDraft {
     private readonly drop: (ids: readonly number[]) => void,
     /** A new latest list: remembered key look-ups name the old one. */
     private readonly latestChanged: () => void,
+    /** Where the rows are inserted; null: on this connection (an in-memory database). */
+    private readonly appendThread: AppendThread | null,
   ) {
-    // OR IGNORE + `changes` finds duplicate offer_ids through the unique index, without a Set of ids in memory.
-    this.insert = db.prepare(
-      `INSERT OR IGNORE INTO price_items (price_list_id, seq, ${ITEM_COLUMNS}, quote_free) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.insert = db.prepare(INSERT_ITEM_SQL);
   }
 
   async append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    const duplicates: DuplicateOffer[] = [];
-    this.db.transaction(() => {
-      for (const { seq, item } of items) {
-        const info = this.insert.run(
-          this.draftId, seq, item.offer_id, item.name, item.price, item.old_price, item.currency,
-          item.available ? 1 : 0, item.quantity, item.url, extraJson(item), quoteFreeMask(item),
-        );
-        if (info.changes === 0) duplicates.push({ seq, offer_id: item.offer_id });
-      }
-    })();
-    return duplicates;
+    const rows = items.map(({ seq, item }) => itemInsertValues(this.draftId, seq, item));
+    let refused: number[];
+    if (this.appendThread) {
+      refused = await this.appendThread.append(rows);
+    } else {
+      refused = [];
+      this.db.transaction(() => {
+        for (const row of rows) if (this.insert.run(row).changes === 0) refused.push(row[1] as number);
+      })();
+    }
+    if (refused.length === 0) return [];
+    const offerOf = new Map(items.map(({ seq, item }) => [seq, item.offer_id]));
+    return refused.map((seq) => ({ seq, offer_id: offerOf.get(seq)! }));
   }
 
   async commit(summary: PublicationSummary): Promise<PriceListRecord> {

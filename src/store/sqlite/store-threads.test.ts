@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { PageWorkers } from './page-workers.js';
+import { PageWorkers } from './store-threads.js';
 
 let dir: string;
 let path: string;

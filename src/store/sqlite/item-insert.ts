@@ -1,0 +1,17 @@
+import type { PriceItem } from '../../domain/price-item.js';
+import { extraJson, ITEM_COLUMNS } from '../item-row.js';
+import { quoteFreeMask } from './delimited-sql.js';
+
+/**
+ * One price_items row: OR IGNORE + `changes` finds duplicate offer_ids through the unique
+ * index, without a Set of ids in memory.
+ */
+export const INSERT_ITEM_SQL = `INSERT OR IGNORE INTO price_items (price_list_id, seq, ${ITEM_COLUMNS}, quote_free) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The values of INSERT_ITEM_SQL for one item (seq second: the append thread reports it back). */
+export function itemInsertValues(priceListId: number, seq: number, item: PriceItem): unknown[] {
+  return [
+    priceListId, seq, item.offer_id, item.name, item.price, item.old_price, item.currency,
+    item.available ? 1 : 0, item.quantity, item.url, extraJson(item), quoteFreeMask(item),
+  ];
+}

@@ -277,6 +277,17 @@ for (const dialect of DIALECTS) {
     });
 
     describe('publication', () => {
+      it('lists every store that has published with its latest list, and no other', async () => {
+        const quiet = await createStore(store);
+        const a = await createStore(store);
+        await publish(store, a, [item('x')]);
+        const a2 = await publish(store, a, [item('x'), item('y')]);
+        const latest = await store.listLatestPriceLists();
+        assert.equal(latest.some((entry) => entry.store.id === quiet), false);
+        const entry = latest.find((candidate) => candidate.store.id === a);
+        assert.deepEqual(entry, { store: await store.getStore(a), list: a2 });
+      });
+
       it('commits versions 1, 2, 3 per store, independent between stores', async () => {
         const a = await createStore(store);
         const b = await createStore(store);

@@ -103,6 +103,11 @@ export interface PublicationDraft {
   abort(): Promise<void>;
 }
 
+export interface LatestPriceList {
+  store: StoreRecord;
+  list: PriceListRecord;
+}
+
 export interface ReadItemsOptions {
   onlyAvailable: boolean;
   /** Items per batch; the reader yields between batches. */
@@ -141,6 +146,8 @@ export interface Store {
 
   beginPublication(storeId: string): Promise<PublicationDraft>;
   getLatestPriceList(storeId: string): Promise<PriceListRecord | null>;
+  /** Every store that has published, with its latest list, in one query (the render cache's warmer polls it). */
+  listLatestPriceLists(): Promise<LatestPriceList[]>;
   /** The categories with these ids (CategoryRecord.path resolves names and parents). */
   getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]>;
   /** The list's items in publication order, in batches. */

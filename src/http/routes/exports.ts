@@ -55,18 +55,9 @@ interface StoreLatest {
   list: PriceListRecord;
 }
 
-/**
- * Every store's latest list. Composed from existing store methods (one query per store): cheap
- * for the few hundred stores one deployment serves; a single-query `listLatestPriceLists()` on
- * the Store would make it one round trip whatever the count.
- */
+/** Every store's latest list, in one query. */
 async function latestLists(store: Store): Promise<StoreLatest[]> {
-  const found: StoreLatest[] = [];
-  for (const owner of await store.listStores()) {
-    const list = await store.getLatestPriceList(owner.id);
-    if (list) found.push({ storeId: owner.id, version: list.version, owner, list });
-  }
-  return found;
+  return (await store.listLatestPriceLists()).map(({ store: owner, list }) => ({ storeId: owner.id, version: list.version, owner, list }));
 }
 
 /**

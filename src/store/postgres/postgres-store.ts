@@ -6,7 +6,7 @@ import type { Profile, ProfileDefinition } from '../../domain/profile.js';
 import type { PriceItem } from '../../domain/price-item.js';
 import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
-  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
+  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
@@ -199,6 +199,16 @@ export class PostgresStore implements Store {
   async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {
     const { rows } = await this.pool.query(timed({ text: `SELECT ${LIST_COLUMNS.replace(/\w+/g, 'p.$&')} FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = $1`, values: [storeId] }));
     return rows[0] ? priceListFrom(rows[0]) : null;
+  }
+
+  async listLatestPriceLists(): Promise<LatestPriceList[]> {
+    const { rows } = await this.pool.query(timed({ text: `SELECT ${LIST_COLUMNS.replace(/\w+/g, 'p.$&')}, s.name AS s_name, s.currency AS s_currency,
+              s.url AS s_url, s.company AS s_company, s.created_at AS s_created_at
+         FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id ORDER BY s.id` }));
+    return rows.map((r: Row) => ({
+      store: storeFrom({ id: r.store_id, name: r.s_name, currency: r.s_currency, url: r.s_url, company: r.s_company, created_at: r.s_created_at }),
+      list: priceListFrom(r),
+    }));
   }
 
   async getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]> {

@@ -6,7 +6,7 @@ import type { Profile, ProfileDefinition } from '../../domain/profile.js';
 import type { PriceItem } from '../../domain/price-item.js';
 import { categoryLevels, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
-  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
+  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
 import { changeSignal } from './change-signal.js';
@@ -212,6 +212,18 @@ export class SqliteStore implements Store {
     const row = this.prepare('SELECT p.* FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?')
       .get(storeId) as Row | undefined;
     return row ? priceListFrom(row) : null;
+  }
+
+  async listLatestPriceLists(): Promise<LatestPriceList[]> {
+    const rows = this.prepare(
+        `SELECT p.*, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company, s.created_at AS s_created_at
+           FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id ORDER BY s.id`,
+      )
+      .all() as Row[];
+    return rows.map((r) => ({
+      store: storeFrom({ id: r.store_id, name: r.s_name, currency: r.s_currency, url: r.s_url, company: r.s_company, created_at: r.s_created_at }),
+      list: priceListFrom(r),
+    }));
   }
 
   async getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]> {

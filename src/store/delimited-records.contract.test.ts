@@ -136,7 +136,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it("a profile of 130 columns (past SQLite's function argument limit) gives the same bytes", async () => {
+    it('a profile of 130 columns (past the function argument limits) gives the same bytes', async () => {
       const fields = ['offer_id', 'name', 'price', 'old_price', 'currency', 'available', 'quantity', 'url'];
       const columns: ProfileColumn[] = Array.from({ length: 130 }, (_, i) =>
         i % 5 === 4 ? { value: `c${i}`, title: `c${i}` } : { field: fields[i % fields.length], title: `f${i}` },

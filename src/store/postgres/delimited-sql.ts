@@ -1,4 +1,5 @@
 import type { DelimitedRecordSpec, RecordField } from '../../domain/delimited-record.js';
+import { sqlConcat } from '../sql-concat.js';
 
 /*
  * A DelimitedRecordSpec compiled to one PostgreSQL expression per record (the SQLite twin is
@@ -10,16 +11,6 @@ import type { DelimitedRecordSpec, RecordField } from '../../domain/delimited-re
 export interface CompiledPgRecord {
   expression: string;
   values: string[];
-}
-
-/** PostgreSQL functions take at most 100 arguments (FUNC_MAX_ARGS). */
-const MAX_CONCAT_ARGUMENTS = 90;
-
-function concatenation(parts: readonly string[]): string {
-  if (parts.length <= MAX_CONCAT_ARGUMENTS) return `concat(${parts.join(', ')})`;
-  const groups: string[] = [];
-  for (let at = 0; at < parts.length; at += MAX_CONCAT_ARGUMENTS) groups.push(concatenation(parts.slice(at, at + MAX_CONCAT_ARGUMENTS)));
-  return concatenation(groups);
 }
 
 export function compilePgRecord(spec: DelimitedRecordSpec, firstParam: number): CompiledPgRecord {
@@ -59,5 +50,5 @@ export function compilePgRecord(spec: DelimitedRecordSpec, firstParam: number): 
     parts.push(field(f));
   });
   parts.push(param(spec.recordEnd));
-  return { expression: concatenation(parts), values };
+  return { expression: sqlConcat(parts), values };
 }

@@ -1,5 +1,6 @@
 import { STORED_FIELDS, type DelimitedRecordSpec, type RecordField, type StoredField } from '../../domain/delimited-record.js';
 import { ITEM_FIELDS, type PriceItem } from '../../domain/price-item.js';
+import { sqlConcat } from '../sql-concat.js';
 
 /*
  * A DelimitedRecordSpec compiled to one SQLite expression per record, over a price_items row
@@ -78,17 +79,6 @@ function fieldExpression(field: RecordField, index: number, delimiter: string, p
   }
 }
 
-/** SQLite functions take at most 127 arguments (SQLITE_MAX_FUNCTION_ARG's lowest setting). */
-const MAX_CONCAT_ARGUMENTS = 100;
-
-/** concat() of any number of parts, nested past the argument limit. */
-function concatenation(parts: readonly string[]): string {
-  if (parts.length <= MAX_CONCAT_ARGUMENTS) return `concat(${parts.join(', ')})`;
-  const groups: string[] = [];
-  for (let at = 0; at < parts.length; at += MAX_CONCAT_ARGUMENTS) groups.push(concatenation(parts.slice(at, at + MAX_CONCAT_ARGUMENTS)));
-  return concatenation(groups);
-}
-
 export function compileRecord(spec: DelimitedRecordSpec): CompiledRecord {
   const params: Record<string, string> = { delimiter: spec.delimiter, decimal: spec.decimalSeparator, record_end: spec.recordEnd };
   const parts: string[] = [];
@@ -98,7 +88,7 @@ export function compileRecord(spec: DelimitedRecordSpec): CompiledRecord {
   });
   parts.push('@record_end');
   // One concat() per record: `a || b || …` copies the growing record once per part.
-  const expression = concatenation(parts);
+  const expression = sqlConcat(parts);
   // Parameters the expression does not use would make better-sqlite3 refuse the statement.
   for (const name of Object.keys(params)) if (!expression.includes(`@${name}`)) delete params[name];
   return { expression, params };

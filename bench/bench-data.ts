@@ -34,6 +34,32 @@ export function benchItem(i: number): PriceItem {
   return result.item;
 }
 
+/**
+ * An item built directly, without validation: for the in-memory writer benchmarks
+ * (bench/formats-csv.ts, bench/xlsx.ts), which generate millions as they go.
+ */
+export function syntheticItem(i: number): PriceItem {
+  return {
+    offer_id: `SKU-${i}`,
+    name: `${NAMES[i % NAMES.length]} ${i}`,
+    price: 100 + ((i * 7919) % 10_000_000),
+    old_price: i % 3 === 0 ? 200 + ((i * 7919) % 10_000_000) : null,
+    purchase_price: null,
+    currency: 'RUB',
+    available: i % 5 !== 0,
+    quantity: i % 2 === 0 ? i % 100 : null,
+    url: i % 4 === 0 ? `https://demo-shop.example/p/${i}` : null,
+    picture: null,
+    vendor: i % 2 ? 'Galaktika' : 'Frost',
+    vendor_code: null,
+    barcode: null,
+    description: null,
+    category: CATEGORIES[i % CATEGORIES.length],
+    competitors: null,
+    attributes: null,
+  };
+}
+
 export function benchItems(count: number): PriceItem[] {
   return Array.from({ length: count }, (_, i) => benchItem(i));
 }

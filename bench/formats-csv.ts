@@ -9,33 +9,10 @@ import type { PriceItem } from '../src/domain/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS } from '../src/domain/profile.js';
 import { csvWriter } from '../src/formats/delimited.js';
 import type { ExportMeta } from '../src/formats/types.js';
+import { syntheticItem } from './bench-data.js';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 1000;
-
-const NAMES = ['Смартфон «Галактика» 128 ГБ', 'Case, black', 'Cable 2" USB-C', 'Plain item', 'Fridge; 300 L', ' leading space'];
-
-function makeItems(count: number): PriceItem[] {
-  return Array.from({ length: count }, (_, i) => ({
-    offer_id: `SKU-${i}`,
-    name: `${NAMES[i % NAMES.length]} ${i}`,
-    price: 100 + ((i * 7919) % 10_000_000),
-    old_price: i % 3 === 0 ? 200 + ((i * 7919) % 10_000_000) : null,
-    purchase_price: null,
-    currency: 'RUB',
-    available: i % 5 !== 0,
-    quantity: i % 2 === 0 ? i % 100 : null,
-    url: i % 4 === 0 ? `https://demo-shop.example/p/${i}` : null,
-    picture: null,
-    vendor: null,
-    vendor_code: null,
-    barcode: null,
-    description: null,
-    category: null,
-    competitors: null,
-    attributes: null,
-  }));
-}
 
 async function* batchesOf(items: readonly PriceItem[]): AsyncGenerator<readonly PriceItem[]> {
   for (let start = 0; start < items.length; start += BATCH) yield items.slice(start, start + BATCH);
@@ -106,7 +83,7 @@ async function best<T extends { seconds: number }>(runs: number, run: () => Prom
   return fastest!;
 }
 
-const items = makeItems(ROWS);
+const items = Array.from({ length: ROWS }, (_, i) => syntheticItem(i));
 await timeCsvWriter(items); // warm-up: let V8 optimize the row and chunk loops
 const ours = await best(3, () => timeCsvWriter(items));
 const theirs = await best(2, () => timeCsvStringify(items));

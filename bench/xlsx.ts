@@ -16,34 +16,12 @@ import type { Competitor, PriceItem } from '../src/domain/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS } from '../src/domain/profile.js';
 import { xlsxWriter } from '../src/formats/xlsx/prices-writer.js';
 import { renderSummaryMatrix } from '../src/formats/xlsx/summary-writer.js';
+import { syntheticItem } from './bench-data.js';
 import { exceljsBytes } from './exceljs-reference.js';
 import type { ExportMeta } from '../src/formats/types.js';
 
 const BATCH = 1000;
-const NAMES = ['Смартфон «Галактика» 128 ГБ', 'Case, black', 'Cable 2" USB-C', 'Plain item', 'Fridge; 300 L', 'Чехол 📱 для телефона'];
 const COMPETITORS = Array.from({ length: 40 }, (_, i) => `shop-${String(i).padStart(2, '0')}.example`);
-
-function makeItem(i: number, competitors: Competitor[] | null = null): PriceItem {
-  return {
-    offer_id: `SKU-${i}`,
-    name: `${NAMES[i % NAMES.length]} ${i}`,
-    price: 100 + ((i * 7919) % 10_000_000),
-    old_price: i % 3 === 0 ? 200 + ((i * 7919) % 10_000_000) : null,
-    purchase_price: null,
-    currency: 'RUB',
-    available: i % 5 !== 0,
-    quantity: i % 2 === 0 ? i % 100 : null,
-    url: i % 4 === 0 ? `https://demo-shop.example/p/${i}` : null,
-    picture: null,
-    vendor: i % 2 ? 'Galaktika' : 'Frost',
-    vendor_code: null,
-    barcode: null,
-    description: null,
-    category: 'Электроника / Смартфоны',
-    competitors,
-    attributes: null,
-  };
-}
 
 /** 30 of the 40 competitors, a different window per product, prices around ours. */
 function competitorsOf(i: number, ours: number): Competitor[] {
@@ -59,7 +37,7 @@ async function* generated(count: number, withCompetitors: boolean): AsyncGenerat
   for (let start = 0; start < count; start += BATCH) {
     const batch: PriceItem[] = [];
     for (let i = start; i < Math.min(start + BATCH, count); i++) {
-      const item = makeItem(i);
+      const item = syntheticItem(i);
       batch.push(withCompetitors ? { ...item, competitors: competitorsOf(i, item.price) } : item);
     }
     yield batch;
@@ -118,7 +96,7 @@ const peakRssMb = (): number => Math.round(process.resourceUsage().maxRSS / 1024
 async function part(name: string): Promise<Record<string, number>> {
   if (name === 'prices') {
     const rows = 100_000;
-    const items = Array.from({ length: rows }, (_, i) => makeItem(i));
+    const items = Array.from({ length: rows }, (_, i) => syntheticItem(i));
     await drain(xlsxWriter.render(fromMemory(items.slice(0, 20_000)), meta(20_000))); // warm up the JIT
     // Best of several runs: the figure is the writer's, not the neighbours' on a shared machine.
     const ours = await best(3, () => drain(xlsxWriter.render(fromMemory(items), meta(rows))));

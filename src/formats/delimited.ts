@@ -143,11 +143,6 @@ export function recordSpec(columns: readonly ExportColumn[], options: TabularOpt
 /** What a constant column's `get` is given: it reads nothing. */
 const NO_ITEM = Object.freeze({}) as PriceItem;
 
-function headerOf(meta: ExportMeta, options: TabularOptions): string {
-  if (meta.legacy && meta.columns === LEGACY_COLUMNS) return legacyLayout(options.delimiter).header;
-  return delimitedLayout(meta.columns, options).header;
-}
-
 /** The header, then the records the store built: the same bytes as renderText over the layout. */
 async function* renderStoreRecords(header: string, options: TabularOptions, records: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   const head = options.bom ? `\uFEFF${header}` : header;
@@ -162,11 +157,11 @@ function delimitedWriter(format: Extract<ExportFormat, 'csv' | 'tsv'>, mediaType
     contentType: (meta) => `${mediaType}; charset=${optionsFor(meta, format).encoding}`,
     render(batches, meta, records) {
       const options = optionsFor(meta, format);
-      // The store builds UTF-8 records only; windows-1251 (1C importers) takes the JavaScript path.
-      const spec = records && options.encoding === 'utf-8' ? recordSpec(meta.columns, options) : null;
-      if (records && spec) return renderStoreRecords(headerOf(meta, options), options, records(spec));
       const layout =
         meta.legacy && meta.columns === LEGACY_COLUMNS ? legacyLayout(options.delimiter) : delimitedLayout(meta.columns, options);
+      // The store builds UTF-8 records only; windows-1251 (1C importers) takes the JavaScript path.
+      const spec = records && options.encoding === 'utf-8' ? recordSpec(meta.columns, options) : null;
+      if (records && spec) return renderStoreRecords(layout.header, options, records(spec));
       return renderText(batches, layout, options);
     },
   };

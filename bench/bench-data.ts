@@ -5,7 +5,7 @@
  */
 import { issueKey } from '../src/domain/keys.js';
 import { normalizeItem } from '../src/domain/item-validation.js';
-import type { PriceItem } from '../src/domain/price-item.js';
+import type { PriceItem } from '../src/model/price-item.js';
 import type { SourceRow } from '../src/domain/publication-source.js';
 import { publishPriceList } from '../src/domain/publishing.js';
 import { createStore } from '../src/domain/stores.js';

@@ -5,8 +5,8 @@
  */
 import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { LEGACY_COLUMNS } from '../src/domain/columns.js';
-import type { PriceItem } from '../src/domain/price-item.js';
+import { LEGACY_COLUMNS } from '../src/model/columns.js';
+import type { PriceItem } from '../src/model/price-item.js';
 
 export async function exceljsBytes(items: readonly PriceItem[]): Promise<number> {
   let bytes = 0;

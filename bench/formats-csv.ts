@@ -3,10 +3,10 @@
  * 1,000,000 in-memory items, no database, no HTTP. Run: node --import tsx bench/formats-csv.ts [rows]
  */
 import { stringify } from 'csv-stringify';
-import { LEGACY_COLUMNS } from '../src/domain/columns.js';
-import { formatMoney } from '../src/domain/money.js';
-import type { PriceItem } from '../src/domain/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS } from '../src/domain/profile.js';
+import { LEGACY_COLUMNS } from '../src/model/columns.js';
+import { formatMoney } from '../src/model/money.js';
+import type { PriceItem } from '../src/model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS } from '../src/model/profile.js';
 import { csvWriter } from '../src/formats/delimited.js';
 import type { ExportMeta } from '../src/formats/types.js';
 import { syntheticItem } from './bench-data.js';

@@ -9,9 +9,9 @@
  * no HTTP), into a byte counter; the timing excludes building the rows. Prints one JSON line.
  */
 import { stringify } from 'csv-stringify';
-import { LEGACY_COLUMNS } from '../src/domain/columns.js';
-import { formatMoney } from '../src/domain/money.js';
-import type { PriceItem } from '../src/domain/price-item.js';
+import { LEGACY_COLUMNS } from '../src/model/columns.js';
+import { formatMoney } from '../src/model/money.js';
+import type { PriceItem } from '../src/model/price-item.js';
 import { benchItems } from './bench-data.js';
 import { exceljsBytes } from './exceljs-reference.js';
 

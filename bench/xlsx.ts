@@ -11,9 +11,9 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { LEGACY_COLUMNS } from '../src/domain/columns.js';
-import type { Competitor, PriceItem } from '../src/domain/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS } from '../src/domain/profile.js';
+import { LEGACY_COLUMNS } from '../src/model/columns.js';
+import type { Competitor, PriceItem } from '../src/model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS } from '../src/model/profile.js';
 import { xlsxWriter } from '../src/formats/xlsx/prices-writer.js';
 import { renderSummaryMatrix } from '../src/formats/xlsx/summary-writer.js';
 import { syntheticItem } from './bench-data.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { PriceListRecord, Store } from '../store/types.js';
-import type { Profile } from './profile.js';
+import type { Profile } from '../model/profile.js';
 import { DEMO_ITEMS, DEMO_PROFILE, DEMO_STORE } from './demo-data.js';
 import { issueKey } from './keys.js';
 import { putProfile } from './profiles.js';

@@ -1,10 +1,10 @@
 import { AppError } from '../errors/app-error.js';
 import type { ExportCategory, ExportMeta } from '../formats/types.js';
 import type { KeyLookup, Store } from '../store/types.js';
-import { LEGACY_COLUMNS, profileColumns } from './columns.js';
-import type { RecordReader } from './delimited-record.js';
-import type { PriceItem } from './price-item.js';
-import { DEFAULT_TABULAR_OPTIONS, type Profile } from './profile.js';
+import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
+import type { RecordReader } from '../model/delimited-record.js';
+import type { PriceItem } from '../model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
 import { getProfileForStore } from './profiles.js';
 
 export interface ExportRequest {

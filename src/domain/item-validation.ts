@@ -1,5 +1,5 @@
-import { parseMoney, type Cents } from './money.js';
-import type { Competitor, PriceItem } from './price-item.js';
+import { parseMoney, type Cents } from '../model/money.js';
+import type { Competitor, PriceItem } from '../model/price-item.js';
 
 /**
  * Turns one published row into a PriceItem, or lists every reason it is bad (CONTRACT §2).

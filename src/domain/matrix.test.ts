@@ -8,7 +8,7 @@ import {
   priceDifference,
   productFigures,
 } from './matrix.js';
-import type { Competitor, PriceItem } from './price-item.js';
+import type { Competitor, PriceItem } from '../model/price-item.js';
 
 const offer = (name: string, price: number, available: boolean | null = null): Competitor => ({ name, price, url: null, available });
 

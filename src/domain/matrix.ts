@@ -8,8 +8,8 @@
  * and the others are ignored everywhere (matrix cell, min/avg/max, rank, Offers, Summary), so
  * that every sheet tells the same story.
  */
-import type { Cents } from './money.js';
-import type { Competitor, PriceItem } from './price-item.js';
+import type { Cents } from '../model/money.js';
+import type { Competitor, PriceItem } from '../model/price-item.js';
 
 export type Comparison = 'cheaper' | 'equal' | 'dearer';
 

@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import type { Store } from '../store/types.js';
-import { isItemField } from './price-item.js';
-import { DEFAULT_TABULAR_OPTIONS, type Profile, type ProfileColumn, type ProfileDefinition } from './profile.js';
+import { isItemField } from '../model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS, type Profile, type ProfileColumn, type ProfileDefinition } from '../model/profile.js';
 import { getStoreOrFail } from './stores.js';
 
 /** Checks a profile file (contract/profile-sample.json) and fills the defaults; lists every problem. */

@@ -1,8 +1,8 @@
-import { LEGACY_COLUMNS, type ExportColumn } from '../domain/columns.js';
-import { isStoredField, type DelimitedRecordSpec, type RecordField } from '../domain/delimited-record.js';
-import { formatMoney } from '../domain/money.js';
-import { ITEM_FIELDS, type PriceItem } from '../domain/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../domain/profile.js';
+import { LEGACY_COLUMNS, type ExportColumn } from '../model/columns.js';
+import { isStoredField, type DelimitedRecordSpec, type RecordField } from '../model/delimited-record.js';
+import { formatMoney } from '../model/money.js';
+import { ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
 import { renderText, type TextLayout } from './text-writer.js';
 import type { ExportFormat, ExportMeta, FormatWriter } from './types.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { profileColumns } from '../domain/columns.js';
+import { profileColumns } from '../model/columns.js';
 import { jsonWriter } from './json.js';
 import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer } from './test-support.js';
 

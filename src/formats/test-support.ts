@@ -3,10 +3,10 @@
  * (the real one lives with publishing), an ExportMeta builder, and byte collection.
  */
 import { readFileSync } from 'node:fs';
-import { LEGACY_COLUMNS, type ExportColumn } from '../domain/columns.js';
-import { parseMoney, type Cents } from '../domain/money.js';
-import type { PriceItem } from '../domain/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../domain/profile.js';
+import { LEGACY_COLUMNS, type ExportColumn } from '../model/columns.js';
+import { parseMoney, type Cents } from '../model/money.js';
+import type { PriceItem } from '../model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
 import type { ExportCategory, ExportMeta, FormatWriter } from './types.js';
 
 type RawItem = Record<string, unknown>;

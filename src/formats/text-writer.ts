@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
-import type { PriceItem } from '../domain/price-item.js';
-import type { TabularOptions } from '../domain/profile.js';
+import type { PriceItem } from '../model/price-item.js';
+import type { TabularOptions } from '../model/profile.js';
 
 /** A text format's shape (STYLE §3): a header, one string per item, a footer. */
 export interface TextLayout {

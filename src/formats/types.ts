@@ -1,7 +1,7 @@
-import type { RecordReader } from '../domain/delimited-record.js';
-import type { ExportColumn } from '../domain/columns.js';
-import type { PriceItem } from '../domain/price-item.js';
-import type { TabularOptions } from '../domain/profile.js';
+import type { RecordReader } from '../model/delimited-record.js';
+import type { ExportColumn } from '../model/columns.js';
+import type { PriceItem } from '../model/price-item.js';
+import type { TabularOptions } from '../model/profile.js';
 
 export const EXPORT_FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

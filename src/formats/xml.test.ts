@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { profileColumns } from '../domain/columns.js';
+import { profileColumns } from '../model/columns.js';
 import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer } from './test-support.js';
 import { escapeAttribute, escapeText, xmlName, xmlWriter } from './xml.js';
 

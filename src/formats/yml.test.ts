@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { profileColumns } from '../domain/columns.js';
-import type { ProfileColumn } from '../domain/profile.js';
+import { profileColumns } from '../model/columns.js';
+import type { ProfileColumn } from '../model/profile.js';
 import { buildMeta, collectChunks, DEFAULT_CATEGORY_NAME, inBatches, legacySample, normalizeItem, readFixture } from './test-support.js';
 import { ymlWriter } from './yml.js';
 

@@ -1,6 +1,6 @@
-import type { ExportColumn } from '../domain/columns.js';
-import { formatMoney } from '../domain/money.js';
-import type { PriceItem } from '../domain/price-item.js';
+import type { ExportColumn } from '../model/columns.js';
+import { formatMoney } from '../model/money.js';
+import type { PriceItem } from '../model/price-item.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
 import type { ExportMeta, FormatWriter } from './types.js';
 import { escapeAttribute, escapeText, XML_DECLARATION, xmlValue } from './xml.js';

@@ -1,5 +1,5 @@
 import { planExport, type ExportPlan, type ExportRequest } from '../domain/exports.js';
-import type { Profile } from '../domain/profile.js';
+import type { Profile } from '../model/profile.js';
 import { getProfileForStore } from '../domain/profiles.js';
 import type { KeyLookup, Store } from '../store/types.js';
 import { exportFileName, type ExportFile, type ExportVariant } from './send-export.js';

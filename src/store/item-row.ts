@@ -1,4 +1,4 @@
-import type { PriceItem } from '../domain/price-item.js';
+import type { PriceItem } from '../model/price-item.js';
 
 /**
  * How both dialects store an item: the legacy columns as real columns (the hot export path

@@ -3,9 +3,9 @@
  * the SQLite or the PostgreSQL implementation from DATABASE_URL. Both pass the same
  * contract tests (`src/store/store.contract.test.ts`).
  */
-import type { DelimitedRecordSpec } from '../domain/delimited-record.js';
-import type { PriceItem } from '../domain/price-item.js';
-import type { Profile, ProfileDefinition } from '../domain/profile.js';
+import type { DelimitedRecordSpec } from '../model/delimited-record.js';
+import type { PriceItem } from '../model/price-item.js';
+import type { Profile, ProfileDefinition } from '../model/profile.js';
 
 export interface StoreRecord {
   id: string;

@@ -2,9 +2,9 @@
  * How an export column (legacy or a profile's) becomes a cell, shared by the Prices sheet and
  * the product columns of the summary matrix.
  */
-import type { ExportColumn } from '../../domain/columns.js';
-import { formatMoney, type Cents } from '../../domain/money.js';
-import type { PriceItem } from '../../domain/price-item.js';
+import type { ExportColumn } from '../../model/columns.js';
+import { formatMoney, type Cents } from '../../model/money.js';
+import type { PriceItem } from '../../model/price-item.js';
 import type { SheetRows } from './sheet-xml.js';
 import { Style, type StyleId } from './styles.js';
 

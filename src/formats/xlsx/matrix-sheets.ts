@@ -2,9 +2,9 @@
  * The Matrix and Offers sheets of the summary workbook (CONTRACT §7). Each reads the price
  * list once more when the archive reaches it, so no sheet holds the products.
  */
-import type { ExportColumn } from '../../domain/columns.js';
+import type { ExportColumn } from '../../model/columns.js';
 import { compareToOurs, distinctCompetitors, priceDifference, productFigures, type Comparison } from '../../domain/matrix.js';
-import type { Competitor, PriceItem } from '../../domain/price-item.js';
+import type { Competitor, PriceItem } from '../../model/price-item.js';
 import { columnWidth, writeColumnCell, writeHeaderRow, writeMoneyCell } from './export-cells.js';
 import { MAX_COLUMNS, type CapturedCells, type SheetRows } from './sheet-xml.js';
 import { Style, type StyleId } from './styles.js';

@@ -3,8 +3,8 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import ExcelJS from 'exceljs';
 import { XMLValidator } from 'fast-xml-parser';
-import { LEGACY_COLUMNS, profileColumns, type ExportColumn } from '../../domain/columns.js';
-import type { PriceItem } from '../../domain/price-item.js';
+import { LEGACY_COLUMNS, profileColumns, type ExportColumn } from '../../model/columns.js';
+import type { PriceItem } from '../../model/price-item.js';
 import { XLSX_CONTENT_TYPE, xlsxWriter } from './prices-writer.js';
 import { MAX_CELL_TEXT } from './sheet-xml.js';
 import {

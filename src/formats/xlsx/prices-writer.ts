@@ -1,4 +1,4 @@
-import type { PriceItem } from '../../domain/price-item.js';
+import type { PriceItem } from '../../model/price-item.js';
 import type { ExportMeta, FormatWriter } from '../types.js';
 import { columnWidth, writeColumnCell } from './export-cells.js';
 import { tableSheets } from './table-sheets.js';

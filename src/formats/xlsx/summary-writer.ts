@@ -6,9 +6,9 @@
  * each read it again as the archive reaches them. Memory grows with the number of
  * competitors, never with the number of products.
  */
-import { profileColumns, type ExportColumn } from '../../domain/columns.js';
+import { profileColumns, type ExportColumn } from '../../model/columns.js';
 import { MatrixSummaryBuilder, type MatrixSummary } from '../../domain/matrix.js';
-import type { PriceItem } from '../../domain/price-item.js';
+import type { PriceItem } from '../../model/price-item.js';
 import type { ExportMeta } from '../types.js';
 import { writeHeaderRow } from './export-cells.js';
 import { matrixSheets, NO_COMPETITORS_NOTE, offersSheets, type MatrixLayout } from './matrix-sheets.js';

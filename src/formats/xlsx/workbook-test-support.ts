@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
-import { LEGACY_COLUMNS, type ExportColumn } from '../../domain/columns.js';
-import type { PriceItem } from '../../domain/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS } from '../../domain/profile.js';
+import { LEGACY_COLUMNS, type ExportColumn } from '../../model/columns.js';
+import type { PriceItem } from '../../model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS } from '../../model/profile.js';
 import { normalizeItem } from '../test-support.js';
 import type { ExportMeta } from '../types.js';
 

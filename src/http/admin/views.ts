@@ -1,4 +1,4 @@
-import type { Profile } from '../../domain/profile.js';
+import type { Profile } from '../../model/profile.js';
 import type { ApiKeyRecord, PriceListRecord, StoreRecord } from '../../store/types.js';
 
 /** What the admin API shows of each record: dates as RFC 3339 text, never a key's value or hash. */

@@ -1,4 +1,4 @@
-import type { DelimitedRecordSpec, RecordField } from '../../domain/delimited-record.js';
+import type { DelimitedRecordSpec, RecordField } from '../../model/delimited-record.js';
 import { sqlConcat } from '../sql-concat.js';
 
 /*

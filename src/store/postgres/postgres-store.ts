@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { DelimitedRecordSpec } from '../../domain/delimited-record.js';
-import type { Profile, ProfileDefinition } from '../../domain/profile.js';
-import type { PriceItem } from '../../domain/price-item.js';
+import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { Profile, ProfileDefinition } from '../../model/profile.js';
+import type { PriceItem } from '../../model/price-item.js';
 import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,

@@ -1,5 +1,5 @@
-import { STORED_FIELDS, type DelimitedRecordSpec, type RecordField, type StoredField } from '../../domain/delimited-record.js';
-import { ITEM_FIELDS, type PriceItem } from '../../domain/price-item.js';
+import { STORED_FIELDS, type DelimitedRecordSpec, type RecordField, type StoredField } from '../../model/delimited-record.js';
+import { ITEM_FIELDS, type PriceItem } from '../../model/price-item.js';
 import { sqlConcat } from '../sql-concat.js';
 
 /*

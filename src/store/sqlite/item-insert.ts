@@ -1,4 +1,4 @@
-import type { PriceItem } from '../../domain/price-item.js';
+import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS } from '../item-row.js';
 import { quoteFreeMask } from './delimited-sql.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import type { PriceItem } from '../../domain/price-item.js';
+import type { PriceItem } from '../../model/price-item.js';
 import { changeSignal } from './change-signal.js';
 import { SqliteStore } from './sqlite-store.js';
 

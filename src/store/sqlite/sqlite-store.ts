@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { STORED_FIELDS, type DelimitedRecordSpec } from '../../domain/delimited-record.js';
-import type { Profile, ProfileDefinition } from '../../domain/profile.js';
-import type { PriceItem } from '../../domain/price-item.js';
+import { STORED_FIELDS, type DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { Profile, ProfileDefinition } from '../../model/profile.js';
+import type { PriceItem } from '../../model/price-item.js';
 import { categoryLevels, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,

@@ -24,6 +24,6 @@ describe('profile options of CONTRACT §14', () => {
       const detail = error.detail ?? error.message;
       return /escape_formulas/.test(detail) && /price_type_id/.test(detail) && /price_type_name/.test(detail);
     });
-    assert.equal(validateProfile({ ...BASE, price_type_id: "x".repeat(40) }).price_type_id?.length, 40);
+    assert.equal(validateProfile({ ...BASE, price_type_id: 'x'.repeat(40) }).price_type_id?.length, 40);
   });
 });

@@ -145,6 +145,10 @@ async function publish(args: string[], out: Out): Promise<number> {
     publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file)), { onProgress: progress }),
   );
   if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  // The feed check's counts (CONTRACT §14): warnings on stderr, so stdout stays the version alone.
+  for (const warning of list.warnings) {
+    out.stderr(`warning: ${warning.format}: ${warning.count} item(s) break "${warning.description}" (${warning.rule}); see GET /api/export/check?format=${warning.format}\n`);
+  }
   line(out, String(list.version));
   return 0;
 }

@@ -4,7 +4,7 @@ import type { KeyLookup, Store } from '../store/types.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
 import type { RecordReader } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
+import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
 import { getProfileForStore } from './profiles.js';
 
 export interface ExportRequest {
@@ -56,6 +56,7 @@ export async function planExport(store: Store, lookup: KeyLookup, request: Expor
     legacy: profile === null,
     tabular: profile ?? DEFAULT_TABULAR_OPTIONS,
     categories,
+    priceType: { id: profile?.price_type_id ?? DEFAULT_PRICE_TYPE_ID, name: profile?.price_type_name ?? DEFAULT_PRICE_TYPE_NAME },
   };
   return {
     meta,

@@ -1,5 +1,7 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
 import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
+import { warningsOf, type FeedWarning } from '../model/feed-check.js';
+import { publicationTallies } from './feed-check.js';
 import { normalizeItem } from './item-validation.js';
 import { InvalidJson, type SourceRow } from './publication-source.js';
 
@@ -13,16 +15,20 @@ export interface PublishOptions {
   onProgress?: (rowsRead: number) => void;
 }
 
+/** A new latest list, with the feed check's warnings about it (CONTRACT §14: never a refusal). */
+export type PublishedPriceList = PriceListRecord & { warnings: FeedWarning[] };
+
 /**
  * Validates every row and publishes the list as the store's new latest, atomically.
  * If any row is bad, nothing is published, every bad row is reported, and the previous
- * list stays latest.
+ * list stays latest. The feed check's rules run over the items as they pass (no second read).
  */
-export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PriceListRecord> {
+export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedPriceList> {
   const owner = await store.getStore(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
   const draft = await store.beginPublication(storeId);
+  const tallies = publicationTallies(owner);
   const problems: (InputProblem & { row: number })[] = [];
   let problemCount = 0;
   let rowNumber = 0;
@@ -71,6 +77,7 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         continue;
       }
       const item = result.item;
+      for (const tally of tallies) tally.add(item);
       if (item.available) availableCount++;
       currencies.add(item.currency);
       categoryPaths.add(item.category ?? '');
@@ -89,12 +96,13 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         problemCount,
       });
     }
-    return await draft.commit({
+    const list = await draft.commit({
       item_count: seq,
       available_count: availableCount,
       currencies: [...currencies].sort(),
       category_paths: [...categoryPaths],
     });
+    return { ...list, warnings: warningsOf(tallies.map((tally) => tally.result())) };
   } catch (error) {
     await inFlight.catch(() => undefined);
     await draft.abort();

@@ -1,4 +1,6 @@
+import { commercemlWriter } from './commerceml.js';
 import { csvWriter, tsvWriter } from './delimited.js';
+import { googleWriter } from './google.js';
 import { jsonWriter } from './json.js';
 import type { ExportFormat, FormatWriter } from './types.js';
 import { xlsxWriter } from './xlsx/prices-writer.js';
@@ -12,5 +14,8 @@ export const FORMAT_WRITERS: Readonly<Record<ExportFormat, FormatWriter>> = Obje
   xlsx: xlsxWriter,
   json: jsonWriter,
   xml: xmlWriter,
-  yml: ymlWriter,
+  // readsWholeItems belongs in yml.ts; set here while yml.ts is being reordered on another branch.
+  yml: { ...ymlWriter, readsWholeItems: true },
+  commerceml: commercemlWriter,
+  google: googleWriter,
 });

@@ -1,9 +1,9 @@
 import type { RecordReader } from '../model/delimited-record.js';
 import type { ExportColumn } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
-import type { TabularOptions } from '../model/profile.js';
+import type { PriceType, TabularOptions } from '../model/profile.js';
 
-export const EXPORT_FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml'] as const;
+export const EXPORT_FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml', 'commerceml', 'google'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** A category of the store, as YML declares it (CONTRACT §6.1). */
@@ -35,6 +35,8 @@ export interface ExportMeta {
   tabular: TabularOptions;
   /** Categories used by the list, parents before children, and the default one last (YML). */
   categories: readonly ExportCategory[];
+  /** The profile's CommerceML price type; absent: the default one (CONTRACT §14). */
+  priceType?: PriceType;
 }
 
 /**
@@ -45,6 +47,11 @@ export interface FormatWriter {
   readonly format: ExportFormat;
   readonly extension: string;
   contentType(meta: ExportMeta): string;
+  /**
+   * True when the writer reads item fields beyond meta.columns (its target's fixed elements:
+   * YML, Google, CommerceML), so the export must read every field even for legacy columns.
+   */
+  readonly readsWholeItems?: boolean;
   /**
    * `records`, when the store offers it, builds delimited records next to the data; a writer
    * that can describe its records as a DelimitedRecordSpec may use it instead of `batches`.

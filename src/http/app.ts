@@ -13,6 +13,7 @@ import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
 import { registerExportRoutes } from './routes/exports.js';
+import { registerFeedCheckRoute } from './routes/feed-check.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       registerBuilderRoute(scope, config);
       registerExportRoutes(scope, store, gate);
       registerSummaryRoute(scope, store, gate);
+      registerFeedCheckRoute(scope, store, gate);
     },
     { prefix: config.basePath },
   );

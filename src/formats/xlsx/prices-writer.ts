@@ -18,6 +18,8 @@ export const xlsxWriter: FormatWriter = {
   contentType: () => XLSX_CONTENT_TYPE,
   render(batches: AsyncIterable<readonly PriceItem[]>, meta: ExportMeta): AsyncIterable<Uint8Array> {
     const columns = meta.columns;
+    // The legacy layout never escapes (CONTRACT §14).
+    const escapeFormulas = !meta.legacy && meta.tabular.escape_formulas === true;
     // A list longer than a sheet continues on `Prices (2)`: see table-sheets.ts.
     const sheets = tableSheets<PriceItem>({
       name: 'Prices',
@@ -29,7 +31,7 @@ export const xlsxWriter: FormatWriter = {
       autoFilter: true,
       writeRow(rows, item) {
         rows.startRow();
-        for (const column of columns) writeColumnCell(rows, column, item);
+        for (const column of columns) writeColumnCell(rows, column, item, escapeFormulas);
         rows.endRow();
       },
     });

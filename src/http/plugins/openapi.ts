@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../../config/config.js';
 import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/codes.js';
 import { ProblemSchema } from '../schemas/problem.js';
+import { FeedCheckSchema } from '../schemas/feed-check.js';
 import { MeSchema } from '../schemas/me.js';
 
 /** When each public code answers: CONTRACT §4's table, in the words a key holder needs. */
@@ -107,6 +108,7 @@ function docsCsp(config: Readonly<Config>): string {
 export async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
   app.addSchema(ProblemSchema);
   app.addSchema(MeSchema);
+  app.addSchema(FeedCheckSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

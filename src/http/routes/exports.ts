@@ -42,8 +42,7 @@ export function priceListExport(store: Store, lookup: KeyLookup, writer: FormatW
     endpoint: 'prices',
     format: writer.format,
     extension: writer.extension,
-    // Every writer but YML reads only the columns.
-    columnsOnly: writer.format !== 'yml',
+    columnsOnly: !writer.readsWholeItems,
     render: (plan) => ({ contentType: writer.contentType(plan.meta), body: () => writer.render(plan.readBatches(), plan.meta, plan.readRecords) }),
   });
 }

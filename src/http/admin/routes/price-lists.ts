@@ -31,7 +31,8 @@ export async function registerPriceListRoutes(parent: FastifyInstance, store: St
       const format = sourceFormatOf(request.headers['content-type'] ?? '');
       try {
         const list = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body));
-        return reply.code(201).send(priceListView(list));
+        // The feed check's counts ride along as warnings; they never refuse a publication (CONTRACT §14).
+        return reply.code(201).send({ ...priceListView(list), warnings: list.warnings });
       } catch (error) {
         // A client that went away mid-upload is not a server fault: no 500, no error log line.
         throw withProblemList(!isAppError(error) && !body.complete ? cutOff() : error);

@@ -42,18 +42,10 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, {
   if (cached) return sendCachedFile(request, reply, cached, etag);
 
   reply.header('Content-Type', resolved.contentType());
-  if (request.method === 'HEAD') return sendStreamHead(reply);
+  // HEAD never starts a render: like the GET at this moment, it has no length to tell.
+  if (request.method === 'HEAD') return reply.code(200).send();
   const source = cache.read(key, renderSource(exports, resolved));
   if (coding === 'identity') return reply.code(200).send(source);
   cache.want(key, coding);
   return reply.code(200).send(compressStream(source, coding));
-}
-
-/**
- * HEAD of a file not rendered yet: the GET would stream it with no length known, so HEAD says
- * no length either (an empty send would claim `Content-Length: 0`).
- */
-function sendStreamHead(reply: FastifyReply): FastifyReply {
-  reply.raw.removeHeader('Content-Length');
-  return reply.code(200).send();
 }

@@ -57,11 +57,12 @@ export interface ResolvedExport {
 /** Name of the default category for items without one (CONTRACT §6.1 leaves it open). */
 export const DEFAULT_CATEGORY_NAME = 'Other';
 
-interface Resolved extends ResolvedExport {
-  readonly subject: { store: StoreRecord; list: PriceListRecord };
+/** What `open` needs of a resolved export, kept out of the callers' sight. */
+interface OpenPlan {
+  readonly list: PriceListRecord;
+  readonly storeId: string;
   readonly writer: ExportWriter;
-  readonly profile: Profile | null;
-  readonly request: ExportRequest;
+  readonly onlyAvailable: boolean;
   meta(): ExportMeta;
 }
 
@@ -81,6 +82,7 @@ export interface ExportService {
 
 export function createExportService({ db, writers }: { db: Store; writers: ExportWriters }): ExportService {
   const formats = Object.freeze(Object.keys(writers.formats));
+  const plans = new WeakMap<ResolvedExport, OpenPlan>();
 
   const writerFor = (request: ExportRequest): ExportWriter => {
     if (request.endpoint === 'summary') return writers.summary;
@@ -96,7 +98,9 @@ export function createExportService({ db, writers }: { db: Store; writers: Expor
     if (!list) throw new AppError('price_list_not_found', 'this store has not published a price list yet');
     const store = subject.store;
     let meta: ExportMeta | undefined;
-    const resolved: Resolved = {
+    // Built on first use: a 304 needs none of it.
+    const metaOnce = () => (meta ??= exportMeta(store, list, profile, request.onlyAvailable));
+    const resolved: ResolvedExport = {
       variant: {
         endpoint: request.endpoint,
         storeId: store.id,
@@ -109,30 +113,26 @@ export function createExportService({ db, writers }: { db: Store; writers: Expor
       },
       lastModified: profile && profile.updated_at > list.published_at ? profile.updated_at : list.published_at,
       fileName: () => exportFileName(store.id, list.published_at, writer.extension, writer.fileSuffix),
-      contentType: () => writer.contentType(resolved.meta()),
-      subject: { store, list },
-      writer,
-      profile,
-      request,
-      // Built on first use: a 304 needs none of it.
-      meta: () => (meta ??= exportMeta(store, list, profile, request.onlyAvailable)),
+      contentType: () => writer.contentType(metaOnce()),
     };
+    plans.set(resolved, { list, storeId: store.id, writer, onlyAvailable: request.onlyAvailable, meta: metaOnce });
     return resolved;
   }
 
   async function* open(resolvedExport: ResolvedExport): AsyncGenerator<Uint8Array> {
-    const { subject, writer, request } = resolvedExport as Resolved;
-    const { list, store } = subject;
-    const base = (resolvedExport as Resolved).meta();
-    const meta = writer.needs.categories ? { ...base, categories: await exportCategories(db, store.id, list.category_ids) } : base;
+    const plan = plans.get(resolvedExport);
+    if (!plan) throw new Error('open() takes an export this service resolved');
+    const { list, writer, onlyAvailable } = plan;
+    const base = plan.meta();
+    const meta = writer.needs.categories ? { ...base, categories: await exportCategories(db, plan.storeId, list.category_ids) } : base;
     const readOptions = {
-      onlyAvailable: request.onlyAvailable,
+      onlyAvailable,
       withExtra: !(writer.needs.fields === 'columns' && readsLegacyFieldsOnly(meta.columns)),
     };
     // Iterable more than once, each time from the start: a writer may read the list in several passes.
     const items: AsyncIterable<readonly PriceItem[]> = { [Symbol.asyncIterator]: () => db.readItems(list.id, readOptions)[Symbol.asyncIterator]() };
     if (takesRecordSource(writer) && db.renderRecords) {
-      const records: RecordReader = (spec) => db.renderRecords!(list.id, spec, { onlyAvailable: request.onlyAvailable });
+      const records: RecordReader = (spec) => db.renderRecords!(list.id, spec, { onlyAvailable });
       yield* writer.render(items, meta, records);
     } else {
       yield* writer.render(items, meta);

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
 import type { Store } from '../../store/types.js';
 import { parseExportParams } from '../export-params.js';
-import { publicRoute } from '../public-route.js';
+import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
 import { sendExport, type ExportDelivery } from '../send-export.js';
@@ -25,8 +25,3 @@ export function registerExportRoutes(app: FastifyInstance, store: Store, gate: R
     serve(request, reply, firstString((request.query as Record<string, unknown>).key)),
   );
 }
-
-export const firstString = (value: unknown): string | undefined => {
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
-};

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
 import type { Store } from '../../store/types.js';
-import { publicRoute } from '../public-route.js';
+import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
-import { firstString } from './exports.js';
 
 /** Address 1 of CONTRACT §3. */
 export function registerMeRoute(

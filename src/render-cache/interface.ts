@@ -6,7 +6,7 @@ export type Coding = 'identity' | 'gzip' | 'br';
 
 /**
  * What the cache knows of a variant. `id` must change with anything that changes the bytes
- * (send-export.ts hashes the whole ExportVariant into it); `storeId` and `version` let the
+ * (http/export-cache.ts hashes the whole ExportVariant into it); `storeId` and `version` let the
  * cache drop a store's entries once a newer price list is published.
  */
 export interface CacheKey {

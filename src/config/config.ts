@@ -2,6 +2,11 @@
  * Configuration, read from the environment once at start, validated, frozen.
  * Nothing else in the project reads process.env.
  */
+/** The longest text field of a published item, in characters (MAX_FIELD_CHARS). */
+export const DEFAULT_MAX_FIELD_CHARS = 1_000_000;
+/** The longest NDJSON line or CSV record of a publication, in bytes (MAX_LINE_BYTES); far below V8's longest string. */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
 export interface Config {
   databaseUrl: string;
   port: number;
@@ -24,6 +29,9 @@ export interface Config {
   trustProxy: false | number | string[];
   /** NODE_ENV=production: no demo seeding on start. */
   production: boolean;
+  /** Publication limits: a longer text field, NDJSON line or CSV record refuses the file. */
+  maxFieldChars: number;
+  maxLineBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -104,6 +112,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
     trustProxy,
     production: read('NODE_ENV') === 'production',
+    maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
+    maxLineBytes: integer('MAX_LINE_BYTES', DEFAULT_MAX_LINE_BYTES, 1, 256 * 1024 * 1024),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -49,6 +49,6 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerStoreRoutes(app, store);
   registerKeyRoutes(app, store);
   registerProfileRoutes(app, store);
-  await registerPriceListRoutes(app, store);
+  await registerPriceListRoutes(app, store, config);
   return app;
 }

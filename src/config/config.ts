@@ -32,6 +32,8 @@ export interface Config {
   /** Publication limits: a longer text field, NDJSON line or CSV record refuses the file. */
   maxFieldChars: number;
   maxLineBytes: number;
+  /** The render cache's root (CACHE_DIR); null: `price-export-cache` under the OS temp folder. */
+  cacheDir: string | null;
 }
 
 export class ConfigError extends Error {
@@ -97,6 +99,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     else problems.push(`TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses/CIDRs, got "${trustProxyText}"`);
   }
 
+  const cacheDir = read('CACHE_DIR');
+  if (cacheDir !== undefined && !cacheDir.startsWith('/')) problems.push(`CACHE_DIR must be an absolute path, got "${cacheDir}"`);
+
   const config: Config = {
     databaseUrl,
     port: integer('PORT', 8080, 0, 65535),
@@ -113,6 +118,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy,
     production: read('NODE_ENV') === 'production',
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
+    cacheDir: cacheDir ?? null,
     maxLineBytes: integer('MAX_LINE_BYTES', DEFAULT_MAX_LINE_BYTES, 1, 256 * 1024 * 1024),
   };
   if (problems.length > 0) throw new ConfigError(problems);

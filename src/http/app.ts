@@ -16,6 +16,7 @@ import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
+import { renderCacheOf } from './send-export.js';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -95,6 +96,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
   });
+  // Opened here, under CACHE_DIR, before the routes ask for it (send-export.ts keeps one per server).
+  renderCacheOf(app, config.cacheDir ?? undefined);
   const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
 
   await app.register(

@@ -13,3 +13,14 @@ export function textProblem(value: string): string | null {
   if (LONE_SURROGATE.test(value)) return 'contains an unpaired UTF-16 surrogate (not a character; it has no UTF-8 form)';
   return null;
 }
+
+/**
+ * `<name> <why>` for each field that breaks the rule; absent fields pass. The domain refuses
+ * them before the store, so both databases answer alike (PostgreSQL would fail on a NUL).
+ */
+export function textProblems(fields: Record<string, string | null | undefined>): string[] {
+  return Object.entries(fields).flatMap(([name, value]) => {
+    const problem = typeof value === 'string' ? textProblem(value) : null;
+    return problem === null ? [] : [`${name} ${problem}`];
+  });
+}

@@ -78,9 +78,15 @@ export async function putProfile(store: Store, storeId: string, raw: unknown, id
   return profile;
 }
 
-/** A store's profile for an export; another store's is answered exactly like a missing one. */
+/**
+ * A store's profile for an export; another store's is answered exactly like a missing one.
+ * An id beyond Number.MAX_SAFE_INTEGER was rounded on its way here (999999999999999999 arrives
+ * as 1e18) and is never one we issued: it is looked up as id 0, which no profile has, so it
+ * gets the same query and the same 404 as any unknown id, and the rounded number is not echoed.
+ */
 export async function getProfileForStore(store: Store, storeId: string, id: number): Promise<Profile> {
-  const profile = await store.getProfile(id);
-  if (!profile || profile.store_id !== storeId) throw new AppError('profile_not_found', `no export profile ${id} for this key`);
+  const exact = Number.isSafeInteger(id) && id > 0;
+  const profile = await store.getProfile(exact ? id : 0);
+  if (!profile || profile.store_id !== storeId) throw new AppError('profile_not_found', exact ? `no export profile ${id} for this key` : 'no such export profile for this key');
   return profile;
 }

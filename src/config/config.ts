@@ -32,6 +32,11 @@ export interface Config {
   /** Publication limits: a longer text field, NDJSON line or CSV record refuses the file. */
   maxFieldChars: number;
   maxLineBytes: number;
+  /**
+   * Host headers /api/me may build its address templates from when PUBLIC_URL is not set
+   * (ALLOWED_HOSTS, lower case, `host` or `host:port`); null: any Host outside production, none in it.
+   */
+  allowedHosts: string[] | null;
   /** The render cache's root (CACHE_DIR); null: `price-export-cache` under the OS temp folder. */
   cacheDir: string | null;
 }
@@ -102,6 +107,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const cacheDir = read('CACHE_DIR');
   if (cacheDir !== undefined && !cacheDir.startsWith('/')) problems.push(`CACHE_DIR must be an absolute path, got "${cacheDir}"`);
 
+  const allowedHostsText = read('ALLOWED_HOSTS');
+  const allowedHosts = allowedHostsText?.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '') ?? null;
+  for (const host of allowedHosts ?? []) {
+    if (!/^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(host)) problems.push(`ALLOWED_HOSTS must list host or host:port names, comma-separated; "${host}" is not one`);
+  }
+
   const config: Config = {
     databaseUrl,
     port: integer('PORT', 8080, 0, 65535),
@@ -119,6 +130,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     production: read('NODE_ENV') === 'production',
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
     cacheDir: cacheDir ?? null,
+    allowedHosts,
     maxLineBytes: integer('MAX_LINE_BYTES', DEFAULT_MAX_LINE_BYTES, 1, 256 * 1024 * 1024),
   };
   if (problems.length > 0) throw new ConfigError(problems);

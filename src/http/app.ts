@@ -18,6 +18,21 @@ import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
 import { renderCacheOf } from './send-export.js';
 
+/**
+ * The absolute base of /api/me's address templates. The request's Host is the client's to
+ * choose (a link shared from a phishing host would look like ours), so it is used only when
+ * it is listed in ALLOWED_HOSTS, or anywhere outside production when no list is set; otherwise
+ * the templates are relative to the service root.
+ */
+export function publicBaseOf(config: Readonly<Config>): (host: string | undefined, protocol: string) => string {
+  return (host, protocol) => {
+    if (config.publicUrl !== null) return config.publicUrl;
+    const name = host?.toLowerCase();
+    const trusted = name !== undefined && (config.allowedHosts === null ? !config.production : config.allowedHosts.includes(name));
+    return trusted ? `${protocol}://${name}${config.basePath}` : config.basePath;
+  };
+}
+
 export interface AppDependencies {
   config: Readonly<Config>;
   store: Store;
@@ -98,7 +113,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   // Opened here, under CACHE_DIR, before the routes ask for it (send-export.ts keeps one per server).
   renderCacheOf(app, config.cacheDir ?? undefined);
-  const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
+  const publicBase = publicBaseOf(config);
+  if (config.production && config.publicUrl === null && config.allowedHosts === null) {
+    app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');
+  }
 
   await app.register(
     async (scope) => {

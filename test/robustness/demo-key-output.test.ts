@@ -21,9 +21,13 @@ test('npm start on an empty database: the demo key on stderr only; stdout holds 
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  // The banner ends with the builder's address, on whichever stream it is printed.
   await new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (/Export-link builder/.test(stdout)) resolve();
+    });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
       if (/Export-link builder/.test(stderr)) resolve();

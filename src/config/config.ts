@@ -37,6 +37,10 @@ export interface Config {
    * (ALLOWED_HOSTS, lower case, `host` or `host:port`); null: any Host outside production, none in it.
    */
   allowedHosts: string[] | null;
+  /** Open connections per process on the public port (MAX_CONNECTIONS); newer ones are closed on arrival. */
+  maxConnections: number;
+  /** Seconds a public connection may pass with no traffic either way before it is closed (IDLE_TIMEOUT_SECONDS). */
+  idleTimeoutSeconds: number;
   /** The render cache's root (CACHE_DIR); null: `price-export-cache` under the OS temp folder. */
   cacheDir: string | null;
 }
@@ -131,6 +135,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
     cacheDir: cacheDir ?? null,
     allowedHosts,
+    maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    idleTimeoutSeconds: integer('IDLE_TIMEOUT_SECONDS', 120, 1, 86_400),
     maxLineBytes: integer('MAX_LINE_BYTES', DEFAULT_MAX_LINE_BYTES, 1, 256 * 1024 * 1024),
   };
   if (problems.length > 0) throw new ConfigError(problems);

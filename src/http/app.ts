@@ -76,6 +76,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
     logController: new LogController({ disableRequestLogging: true }),
+    // A socket with no traffic for IDLE_TIMEOUT_SECONDS is closed: idle connections cannot pile
+    // up until file descriptors run out (with MAX_CONNECTIONS below).
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
     // Only the configured proxies may name the client (X-Forwarded-For is the client's to forge).
     // A hop count is documented Fastify behaviour; its types only omit the number form.
     trustProxy: config.trustProxy as boolean | string[],
@@ -98,6 +101,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: false,
   });
 
+  // Connections beyond this are closed as they arrive, leaving descriptors for the rest of the process.
+  app.server.maxConnections = config.maxConnections;
   acceptEveryMethod(app);
   // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);

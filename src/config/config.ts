@@ -22,6 +22,8 @@ export interface Config {
   redisUrl: string | null;
   rateLimitPerMin: number;
   authFailLimitPerMin: number;
+  /** Wrong admin tokens a minute per client address (ADMIN_AUTH_FAIL_LIMIT_PER_MIN). */
+  adminAuthFailLimitPerMin: number;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (the failed-key limit is
    * per client): false (none, the default), a hop count, or a list of proxy addresses/CIDRs.
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     redisUrl,
     rateLimitPerMin: integer('RATE_LIMIT_PER_MIN', 120, 1, 1_000_000),
     authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
+    adminAuthFailLimitPerMin: integer('ADMIN_AUTH_FAIL_LIMIT_PER_MIN', 30, 1, 1_000_000),
     trustProxy,
     production: read('NODE_ENV') === 'production',
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),

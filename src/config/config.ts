@@ -24,6 +24,11 @@ export interface Config {
   trustProxy: false | number | string[];
   /** NODE_ENV=production: no demo seeding on start. */
   production: boolean;
+  // Operations (issue #21).
+  /** METRICS=off turns metrics off; on (the default) they are served where metricsPort / the admin API says. */
+  metrics: boolean;
+  /** METRICS_PORT: GET /metrics on 127.0.0.1 at this port, without the admin token; null: only on the admin API. */
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +94,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     else problems.push(`TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses/CIDRs, got "${trustProxyText}"`);
   }
 
+  // Operations (issue #21): metrics on or off, and their loopback port.
+  const metricsText = (read('METRICS') ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(metricsText)) problems.push(`METRICS must be on or off, got "${metricsText}"`);
+  const metricsPort = read('METRICS_PORT') === undefined ? null : integer('METRICS_PORT', 0, 1, 65535);
+
   const config: Config = {
     databaseUrl,
     port: integer('PORT', 8080, 0, 65535),
@@ -104,6 +114,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
     trustProxy,
     production: read('NODE_ENV') === 'production',
+    metrics: metricsText !== 'off',
+    metricsPort,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

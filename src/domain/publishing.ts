@@ -1,4 +1,5 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
+import type { Metrics } from '../metrics/interface.js';
 import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
 import { normalizeItem } from './item-validation.js';
 import { InvalidJson, type SourceRow } from './publication-source.js';
@@ -11,14 +12,31 @@ const MAX_REPORTED_PROBLEMS = 1000;
 export interface PublishOptions {
   /** Called every BATCH_SIZE rows with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /** Counts the publication by verdict, with its seconds (the serving process's metrics; none for the CLI). */
+  metrics?: Metrics;
 }
 
 /**
  * Validates every row and publishes the list as the store's new latest, atomically.
  * If any row is bad, nothing is published, every bad row is reported, and the previous
- * list stays latest.
+ * list stays latest. Counted in `options.metrics` as `published`, or `refused` for a bad row
+ * or file (`held` and `quarantined` come with the publication guard).
  */
 export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PriceListRecord> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  try {
+    const list = await publishUnmeasured(store, storeId, rows, options);
+    options.metrics?.publication('published', seconds());
+    return list;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'invalid_publication') options.metrics?.publication('refused', seconds());
+    throw error;
+  }
+}
+
+/** publishPriceList without the metrics. */
+async function publishUnmeasured(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PriceListRecord> {
   const owner = await store.getStore(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 

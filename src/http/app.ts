@@ -1,6 +1,7 @@
 import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
+import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { Store } from '../store/types.js';
 import type { RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
@@ -12,10 +13,14 @@ import { registerRequestLog } from './plugins/request-log.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
+import { registerHealthRoutes } from './operations/health.js';
+import { registerRequestIdHeader, requestIdGenerator } from './operations/request-id.js';
+import { registerRequestMetrics } from './operations/request-metrics.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
+import { renderCacheOf } from './send-export.js';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -24,6 +29,8 @@ export interface AppDependencies {
   counter?: RateCounter;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The process's metrics (src/metrics); no-op by default. */
+  metrics?: Metrics;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -35,8 +42,23 @@ let standardOutput: pino.DestinationStream | undefined;
  * while a write is under way go out together with the next one; whatever is pending is written
  * on exit. One destination for the whole process, so the public and admin apps never interleave.
  */
-function standardOutputLog(): pino.DestinationStream {
-  return (standardOutput ??= pino.destination({ dest: 1, sync: false }));
+function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
+  return (standardOutput ??= prettyLog(config) ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * At a terminal, outside production (`npm start` on a developer's machine): readable lines
+ * through pino-pretty (in pino's worker thread). Anywhere else — a pipe, a container, a log
+ * shipper — JSON lines. Null when pino-pretty is not installed (a production install).
+ */
+function prettyLog(config: Readonly<Config>): pino.DestinationStream | null {
+  if (!process.stdout.isTTY || config.production) return null;
+  try {
+    import.meta.resolve('pino-pretty');
+  } catch {
+    return null;
+  }
+  return pino.transport({ target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } });
 }
 
 /**
@@ -46,7 +68,7 @@ function standardOutputLog(): pino.DestinationStream {
 export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    stream: stream ?? standardOutputLog(),
+    stream: stream ?? standardOutputLog(config),
     serializers: {
       req: (req: { method?: string; routeOptions?: { url?: string } }) => ({ method: req.method, route: req.routeOptions?.url ?? '(unmatched)' }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
@@ -55,10 +77,17 @@ export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.Writable
   };
 }
 
+/** Every log line of a request carries `request_id` (also the `X-Request-Id` answer header; see operations/request-id.ts). */
+export function requestIdOptions(config: Readonly<Config>): Pick<FastifyServerOptions, 'genReqId' | 'requestIdLogLabel'> {
+  return { genReqId: requestIdGenerator(config.trustProxy), requestIdLogLabel: 'request_id' };
+}
+
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store } = deps;
+  const metrics = deps.metrics ?? noopMetrics;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
+    ...requestIdOptions(config),
     logController: new LogController({ disableRequestLogging: true }),
     // Only the configured proxies may name the client (X-Forwarded-For is the client's to forge).
     // A hop count is documented Fastify behaviour; its types only omit the number form.
@@ -83,10 +112,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   acceptEveryMethod(app);
-  // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
+  registerRequestIdHeader(app);
+  // First hook after the id: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);
 
   registerRequestLog(app);
+  registerRequestMetrics(app, metrics);
 
   registerSecurityHeaders(app);
   registerErrorHandling(app, store, config.basePath);
@@ -94,7 +125,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
-  });
+  }, metrics);
+  const cache = renderCacheOf(app);
+  metrics.watchRenderCache(() => cache.stats());
+  metrics.watchDatabasePool(() => store.poolUse?.());
+  registerHealthRoutes(app, store, config.basePath);
   const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
 
   await app.register(

@@ -154,6 +154,7 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, f
   // The variant's version is the store's latest at this request's key lookup.
   cache.noteLatest(key.storeId, key.version);
   const cached = await cache.open(key, coding);
+  request.server.metrics[cached ? 'cacheHit' : 'cacheMiss'](file.variant.format);
   if (cached) return sendCachedFile(request, reply, cached, etag);
 
   const prepared = await file.prepare();
@@ -169,7 +170,7 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, f
   reply.header('Content-Type', prepared.contentType);
   if (request.method === 'HEAD') return reply.code(200).send();
 
-  const source = cache.read(key, prepared);
+  const source = cache.read(key, request.server.metrics.timeRender(file.variant.format, prepared));
   if (coding === 'identity') return reply.code(200).send(source);
   cache.want(key, coding);
   // Streaming levels: fast enough to keep up with rendering; the cache's own copies are made harder.

@@ -1,9 +1,13 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/config.js';
+import { noopMetrics, type Metrics } from '../../metrics/interface.js';
 import type { Store } from '../../store/types.js';
-import { loggerOptions } from '../app.js';
+import { loggerOptions, requestIdOptions } from '../app.js';
 import { registerDrain } from '../graceful-shutdown.js';
+import { registerMetricsRoute } from '../operations/metrics-endpoint.js';
+import { registerRequestIdHeader } from '../operations/request-id.js';
+import { registerRequestMetrics } from '../operations/request-metrics.js';
 import { registerRequestLog } from '../plugins/request-log.js';
 import { registerSecurityHeaders } from '../plugins/security-headers.js';
 import { registerAdminAuth } from './admin-auth.js';
@@ -18,6 +22,8 @@ export interface AdminAppDependencies {
   store: Store;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The process's metrics, shared with the public app; served at GET /metrics. */
+  metrics?: Metrics;
 }
 
 /**
@@ -31,6 +37,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   const app = Fastify({
     // The public side's rule: route patterns, never headers (the token) or addresses.
     logger: loggerOptions(config, deps.logStream),
+    ...requestIdOptions(config),
     // The framework's request lines carry the raw address; `onResponse` below logs the route pattern instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
@@ -39,9 +46,11 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   // First hook: on SIGTERM a publication being uploaded finishes; new calls get 503 with Retry-After.
+  registerRequestIdHeader(app);
   registerDrain(app, config.basePath);
 
   registerRequestLog(app, 'admin request');
+  registerRequestMetrics(app, deps.metrics ?? noopMetrics);
   registerSecurityHeaders(app);
   registerAdminErrors(app, config.basePath);
   registerAdminAuth(app, config.adminToken);
@@ -50,5 +59,6 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerKeyRoutes(app, store);
   registerProfileRoutes(app, store);
   await registerPriceListRoutes(app, store);
+  registerMetricsRoute(app, deps.metrics ?? noopMetrics);
   return app;
 }

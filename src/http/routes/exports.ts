@@ -74,7 +74,8 @@ function warmLegacyCsv(app: FastifyInstance, store: Store, cache: RenderCache): 
       const lookup = { key: null, store: owner, latest: list } as unknown as KeyLookup;
       const file = await priceListExport(store, lookup, FORMAT_WRITERS.csv, { onlyAvailable: false, profileId: null });
       // Already cached (asked for before the warmer came round) or rendering: warm() just waits.
-      await cache.warm(cacheKey(file.variant), await file.prepare());
+      await cache.warm(cacheKey(file.variant), app.metrics.timeRender(file.variant.format, await file.prepare()));
+      app.metrics.warmerLag((Date.now() - list.published_at.getTime()) / 1000);
     },
     onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error).name } }, 'render cache warmer failed'),
   });

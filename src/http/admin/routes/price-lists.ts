@@ -30,7 +30,7 @@ export async function registerPriceListRoutes(parent: FastifyInstance, store: St
       if (!body) throw new AppError('invalid_parameter', `send the price list as the body, with Content-Type ${PUBLISH_MEDIA_TYPES.join(', ')}`);
       const format = sourceFormatOf(request.headers['content-type'] ?? '');
       try {
-        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body));
+        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body), { metrics: scope.metrics });
         return reply.code(201).send(priceListView(list));
       } catch (error) {
         // A client that went away mid-upload is not a server fault: no 500, no error log line.

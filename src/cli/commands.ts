@@ -7,6 +7,7 @@ import { putProfile } from '../domain/profiles.js';
 import { readSource, sourceFormatOf } from '../domain/publication-source.js';
 import { publishPriceList } from '../domain/publishing.js';
 import { createStore } from '../domain/stores.js';
+import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
 import { openStore } from '../store/factory.js';
 import type { Store } from '../store/types.js';
@@ -23,6 +24,7 @@ export const USAGE = `Usage: price-export <command>
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
   publish --store ID FILE                            .json, .ndjson or .csv; prints the new version
   demo                                               a demo store, key, profile and price list
+  doctor                                             checks configuration, database, Redis, cache directory; exit 1 if anything is wrong
 
 Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
@@ -121,6 +123,7 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
     default:
       break;
   }
+  if (command === 'doctor' && sub === undefined) return runDoctor({ env: process.env, print: line });
   if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out);
   if (command === 'demo') {
     const demo = await withStore((store) => setUpDemo(store));

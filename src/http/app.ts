@@ -14,7 +14,7 @@ import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
 import { registerHealthRoutes } from './operations/health.js';
-import { registerRequestIdHeader, requestIdGenerator } from './operations/request-id.js';
+import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from './operations/request-id.js';
 import { registerRequestMetrics } from './operations/request-metrics.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
@@ -77,18 +77,13 @@ export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.Writable
   };
 }
 
-/** Every log line of a request carries `request_id` (also the `X-Request-Id` answer header; see operations/request-id.ts). */
-export function requestIdOptions(config: Readonly<Config>): Pick<FastifyServerOptions, 'genReqId' | 'requestIdLogLabel'> {
-  return { genReqId: requestIdGenerator(config.trustProxy), requestIdLogLabel: 'request_id' };
-}
-
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store } = deps;
   const metrics = deps.metrics ?? noopMetrics;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
-    ...requestIdOptions(config),
-    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdGenerator(config.trustProxy),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     // Only the configured proxies may name the client (X-Forwarded-For is the client's to forge).
     // A hop count is documented Fastify behaviour; its types only omit the number form.
     trustProxy: config.trustProxy as boolean | string[],

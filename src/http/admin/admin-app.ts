@@ -3,10 +3,10 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/config.js';
 import { noopMetrics, type Metrics } from '../../metrics/interface.js';
 import type { Store } from '../../store/types.js';
-import { loggerOptions, requestIdOptions } from '../app.js';
+import { loggerOptions } from '../app.js';
 import { registerDrain } from '../graceful-shutdown.js';
 import { registerMetricsRoute } from '../operations/metrics-endpoint.js';
-import { registerRequestIdHeader } from '../operations/request-id.js';
+import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from '../operations/request-id.js';
 import { registerRequestMetrics } from '../operations/request-metrics.js';
 import { registerRequestLog } from '../plugins/request-log.js';
 import { registerSecurityHeaders } from '../plugins/security-headers.js';
@@ -37,9 +37,9 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   const app = Fastify({
     // The public side's rule: route patterns, never headers (the token) or addresses.
     logger: loggerOptions(config, deps.logStream),
-    ...requestIdOptions(config),
+    genReqId: requestIdGenerator(config.trustProxy),
     // The framework's request lines carry the raw address; `onResponse` below logs the route pattern instead.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     bodyLimit: 1024 * 1024,
     // registerDrain answers 503 problem+json while shutting down, as on the public side.
     return503OnClosing: false,

@@ -10,6 +10,9 @@ import type { Config } from '../../config/config.js';
  */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:+/=-]{1,64}$/;
 
+/** The field naming the request id on every log line of a request (with `X-Request-Id` on its answer). */
+export const REQUEST_ID_LOG_LABEL = 'request_id';
+
 /** Whether the peer that sent a request is a proxy TRUST_PROXY names (a hop count trusts the immediate peer). */
 export function trustedPeer(trustProxy: Config['trustProxy']): (address: string | undefined) => boolean {
   if (trustProxy === false || trustProxy === 0) return () => false;

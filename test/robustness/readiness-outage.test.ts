@@ -12,7 +12,7 @@ import type { Store } from '../../src/store/types.js';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { collectingLogStream, get } from '../support/test-app.js';
-import { sleep, TcpProxy } from './child-service.js';
+import { proxiedDatabase, sleep, type TcpProxy } from './child-service.js';
 
 const PG_URL = process.env.PRICE_EXPORT_TEST_PG_URL;
 
@@ -34,14 +34,10 @@ describe('/readyz during a PostgreSQL outage (behind a TCP proxy)', { skip: PG_U
 
   before(async () => {
     db = await createTestDatabase('postgres');
-    const direct = new URL(db.url);
-    proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
-    await proxy.start();
-    const viaProxy = new URL(db.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    store = await openStore(viaProxy.toString());
-    app = await buildApp({ config: loadConfig({ DATABASE_URL: viaProxy.toString(), LOG_LEVEL: 'info' }), store, logStream: collectingLogStream([]) });
+    let viaProxy: string;
+    ({ proxy, url: viaProxy } = await proxiedDatabase(db.url));
+    store = await openStore(viaProxy);
+    app = await buildApp({ config: loadConfig({ DATABASE_URL: viaProxy, LOG_LEVEL: 'info' }), store, logStream: collectingLogStream([]) });
     await app.ready();
   });
   after(async () => {

@@ -46,7 +46,8 @@ export function requestIdGenerator(trustProxy: Config['trustProxy']): (request: 
 
 /** Every answer carries its request id (registered first, so even a 503 while draining has it). */
 export function registerRequestIdHeader(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
 }

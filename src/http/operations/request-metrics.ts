@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Metrics } from '../../metrics/interface.js';
+import { noopMetrics, type Metrics } from '../../metrics/interface.js';
 
 /**
  * Decorates the app with its metrics and counts every answered request by route pattern (never
@@ -7,8 +7,11 @@ import type { Metrics } from '../../metrics/interface.js';
  */
 export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.decorate('metrics', metrics);
-  app.addHook('onResponse', async (request, reply) => {
+  // Metrics off: no hook at all. A callback hook, not an async one: no promise per request.
+  if (metrics === noopMetrics) return;
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.httpRequest(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }
 

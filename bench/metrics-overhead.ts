@@ -4,17 +4,32 @@
  * on (prom-client, scraped on the admin API) and off (the no-op). wrk loads one, then the
  * other, the order alternating each round so a drift in the shared machine's load favours
  * neither; each round gives one ratio on ÷ off, and the figure is their median, with min–max.
+ * On a shared machine throughput swings with the neighbours' load, so each round also gives
+ * the ratio of requests per CPU-second of the server process (what the metrics themselves
+ * cost, whatever else runs).
  */
 import { download } from './http-client.js';
-import { startServer, type ServerProcess } from './server-process.js';
+import { cpuSeconds, startServer, type ServerProcess } from './server-process.js';
 import { wrk } from './wrk.js';
 
-export interface MetricsOverhead {
+export interface RatioSummary {
   ratios: number[];
   median: number;
   min: number;
   max: number;
+}
+
+export interface MetricsOverhead {
+  /** Requests/s, on ÷ off. */
+  throughput: RatioSummary;
+  /** Requests per CPU-second of the server, on ÷ off. */
+  perCpu: RatioSummary;
   errors: string[];
+}
+
+function summary(ratios: number[]): RatioSummary {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  return { ratios, median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1)! };
 }
 
 export interface MetricsOverheadOptions {
@@ -38,21 +53,29 @@ export async function measureMetricsOverhead(options: MetricsOverheadOptions): P
       const check = await download(targets[side].url, { 'if-none-match': targets[side].etag });
       if (check.status !== 304) throw new Error(`metrics ${side}: If-None-Match answered ${check.status}`);
     }
-    const ratios: number[] = [];
+    const throughput: number[] = [];
+    const perCpu: number[] = [];
     const errors: string[] = [];
     for (let round = 0; round < options.rounds; round++) {
       const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
       const rps = { on: 0, off: 0 };
+      const rpc = { on: 0, off: 0 };
       for (const side of order) {
+        const cpuBefore = cpuSeconds(servers[side].pid);
         const result = await wrk(targets[side].url, { connections: 32, seconds: options.seconds, headers: { 'If-None-Match': targets[side].etag } });
+        const cpu = cpuSeconds(servers[side].pid) - cpuBefore;
         rps[side] = result.requestsPerSecond;
+        rpc[side] = (result.requestsPerSecond * options.seconds) / cpu;
         errors.push(...result.errors.map((e) => `metrics ${side}: ${e}`));
       }
-      ratios.push(rps.on / rps.off);
-      options.log(`304 with metrics, round ${round + 1} (${order.join(' then ')}): on ${Math.round(rps.on)}/s, off ${Math.round(rps.off)}/s, ratio ${(rps.on / rps.off).toFixed(3)}`);
+      throughput.push(rps.on / rps.off);
+      perCpu.push(rpc.on / rpc.off);
+      options.log(
+        `304 with metrics, round ${round + 1} (${order.join(' then ')}): on ${Math.round(rps.on)}/s, off ${Math.round(rps.off)}/s (${(rps.on / rps.off).toFixed(3)}×); ` +
+          `per CPU-second on ${Math.round(rpc.on)}, off ${Math.round(rpc.off)} (${(rpc.on / rpc.off).toFixed(3)}×)`,
+      );
     }
-    const sorted = [...ratios].sort((a, b) => a - b);
-    return { ratios, median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1)!, errors };
+    return { throughput: summary(throughput), perCpu: summary(perCpu), errors };
   } finally {
     await servers.on.stop();
     await servers.off.stop();

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestHistogram } from './request-histogram.js';
 import { PUBLICATION_VERDICTS, type DatabasePoolUse, type Metrics, type PublicationVerdict, type RenderBody } from './interface.js';
 
 /** Every metric of ours starts with this; the process metrics keep prom-client's standard names. */
@@ -11,8 +12,6 @@ const LONG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 30
 /** Warmer lag: the warmer polls every 3 s, so most lags fall between 0 and a few polls plus the render. */
 const LAG_BUCKETS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 300];
 
-type Child = { observe(value: number): void };
-
 /**
  * The prom-client implementation of {@link Metrics}, on a registry of its own (not prom-client's
  * global one, so two apps in one test process never collide). Metric names and their labels are
@@ -20,9 +19,7 @@ type Child = { observe(value: number): void };
  */
 export class PrometheusMetrics implements Metrics {
   readonly registry = new Registry();
-  private readonly requests: Histogram<'method' | 'route' | 'status'>;
-  /** Label children by `method route status`: a request then costs one map look-up, not a label hash. */
-  private readonly requestChildren = new Map<string, Child>();
+  private readonly requests: RequestHistogram;
   private readonly hits: Counter<'format'>;
   private readonly misses: Counter<'format'>;
   private readonly renders: Histogram<'format'>;
@@ -35,10 +32,7 @@ export class PrometheusMetrics implements Metrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Histogram({
-      name: `${PREFIX}http_request_duration_seconds`, help: 'HTTP requests by route pattern and status, and their latency',
-      labelNames: ['method', 'route', 'status'], buckets: REQUEST_BUCKETS, registers,
-    });
+    this.requests = new RequestHistogram(`${PREFIX}http_request_duration_seconds`, 'HTTP requests by route pattern and status, and their latency', REQUEST_BUCKETS, this.registry);
     this.hits = new Counter({ name: `${PREFIX}render_cache_hits_total`, help: 'Exports answered from the render cache, by format', labelNames: ['format'], registers });
     this.misses = new Counter({ name: `${PREFIX}render_cache_misses_total`, help: 'Exports the render cache could not answer (rendered, or followed while rendering), by format', labelNames: ['format'], registers });
     this.renders = new Histogram({
@@ -81,13 +75,7 @@ export class PrometheusMetrics implements Metrics {
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const id = `${method} ${route} ${status}`;
-    let child = this.requestChildren.get(id);
-    if (!child) {
-      child = this.requests.labels(method, route, String(status));
-      this.requestChildren.set(id, child);
-    }
-    child.observe(seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   cacheHit(format: string): void {

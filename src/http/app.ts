@@ -111,8 +111,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // First hook after the id: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);
 
-  registerRequestLog(app);
   registerRequestMetrics(app, metrics);
+  registerRequestLog(app, 'request', metrics);
 
   registerSecurityHeaders(app);
   registerErrorHandling(app, store, config.basePath);

@@ -49,8 +49,8 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerRequestIdHeader(app);
   registerDrain(app, config.basePath);
 
-  registerRequestLog(app, 'admin request');
   registerRequestMetrics(app, deps.metrics ?? noopMetrics);
+  registerRequestLog(app, 'admin request', deps.metrics ?? noopMetrics);
   registerSecurityHeaders(app);
   registerAdminErrors(app, config.basePath);
   registerAdminAuth(app, config.adminToken);

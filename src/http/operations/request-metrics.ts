@@ -1,18 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { noopMetrics, type Metrics } from '../../metrics/interface.js';
+import type { Metrics } from '../../metrics/interface.js';
 
 /**
- * Decorates the app with its metrics and counts every answered request by route pattern (never
- * the address: a key may travel in it) and status, with its latency.
+ * Decorates the app with its metrics, for the routes' small `app.metrics.x()` calls. Requests
+ * are counted by the request-log hook (plugins/request-log.ts), by route pattern (never the
+ * address: a key may travel in it) and status, with their latency.
  */
 export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.decorate('metrics', metrics);
-  // Metrics off: no hook at all. A callback hook, not an async one: no promise per request.
-  if (metrics === noopMetrics) return;
-  app.addHook('onResponse', (request, reply, done) => {
-    metrics.httpRequest(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
 }
 
 declare module 'fastify' {

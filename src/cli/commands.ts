@@ -8,6 +8,7 @@ import { readSource, sourceFormatOf } from '../domain/publication-source.js';
 import { publishPriceList } from '../domain/publishing.js';
 import { sourceEncodingOf } from '../domain/text-decoding.js';
 import { createStore } from '../domain/stores.js';
+import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
 import { openStore } from '../store/factory.js';
 import type { Store } from '../store/types.js';
@@ -24,6 +25,7 @@ export const USAGE = `Usage: price-export <command>
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
   publish --store ID [--encoding windows-1251] FILE  .json, .ndjson or .csv (UTF-8 unless told); prints the new version
   demo                                               a demo store, key, profile and price list
+  doctor                                             checks configuration, database, Redis, cache directory; exit 1 if anything is wrong
 
 Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
@@ -122,6 +124,7 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
     default:
       break;
   }
+  if (command === 'doctor' && sub === undefined) return runDoctor({ env: process.env, print: line });
   if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out);
   if (command === 'demo') {
     const demo = await withStore((store) => setUpDemo(store));

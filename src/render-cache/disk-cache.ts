@@ -129,6 +129,7 @@ export class DiskRenderCache implements RenderCache {
   private readonly stopCopies = new AbortController();
   private bytes = 0;
   private renders = 0;
+  private evictions = 0;
   private serial = 0;
   private closed = false;
 
@@ -193,7 +194,7 @@ export class DiskRenderCache implements RenderCache {
   stats(): RenderCacheStats {
     let entries = 0;
     for (const entry of this.entries.values()) if (entry.state === 'ready') entries++;
-    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes };
+    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes, evictions: this.evictions };
   }
 
   async close(): Promise<void> {
@@ -297,7 +298,10 @@ export class DiskRenderCache implements RenderCache {
     if (this.bytes <= this.maxBytes) return;
     for (const entry of this.entries.values()) {
       if (this.bytes <= this.maxBytes) return;
-      if (entry.state === 'ready') this.drop(entry);
+      if (entry.state === 'ready') {
+        this.evictions++;
+        this.drop(entry);
+      }
     }
   }
 

@@ -7,6 +7,12 @@ export interface ExportParams {
   profileId: number | null;
 }
 
+/** The first value of a query parameter or header that may come as a list; undefined when it is not text. */
+export const firstString = (value: unknown): string | undefined => {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
+};
+
 const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
 
 /** A parameter given twice counts with its first value; an empty value counts as absent (CONTRACT §3). */

@@ -7,7 +7,7 @@ import type { RenderCache } from '../../render-cache/interface.js';
 import { LatestListWarmer } from '../../render-cache/latest-warmer.js';
 import type { KeyLookup, PriceListRecord, Store, StoreRecord } from '../../store/types.js';
 import { checkedExport } from '../checked-export.js';
-import { parseExportParams } from '../export-params.js';
+import { firstString, parseExportParams } from '../export-params.js';
 import { publicRoute } from '../public-route.js';
 import { cacheKey, renderCacheOf, sendExport, type ExportFile } from '../send-export.js';
 import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
@@ -81,8 +81,3 @@ function warmLegacyCsv(app: FastifyInstance, store: Store, cache: RenderCache): 
   app.addHook('onReady', async () => warmer.start());
   app.addHook('onClose', async () => warmer.stop());
 }
-
-export const firstString = (value: unknown): string | undefined => {
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
-};

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
 import { EXPORT_FORMATS } from '../../formats/types.js';
 import type { Store } from '../../store/types.js';
+import { firstString } from '../export-params.js';
 import { publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
-import { firstString } from './exports.js';
 
 /** Address 1 of CONTRACT §3. */
 export function registerMeRoute(app: FastifyInstance, store: Store, gate: RequestGate, publicBase: (host: string | undefined, protocol: string) => string): void {

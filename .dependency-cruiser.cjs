@@ -37,7 +37,6 @@ const TEMPORARY_EXCEPTIONS = [
   ['http-not-to-store', 'src/http/admin/views.ts', 'src/store/types.ts'],
   ['http-not-to-store', 'src/http/app.ts', 'src/store/types.ts'],
   ['http-not-to-store', 'src/http/checked-export.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/plugins/error-handling.ts', 'src/store/types.ts'],
   ['http-not-to-store', 'src/http/request-gate.ts', 'src/store/types.ts'],
   ['http-not-to-store', 'src/http/routes/exports.ts', 'src/store/types.ts'],
   ['http-not-to-store', 'src/http/routes/me.ts', 'src/store/types.ts'],

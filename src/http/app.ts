@@ -5,7 +5,7 @@ import type { Store } from '../store/types.js';
 import type { RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
 import { registerDrain } from './graceful-shutdown.js';
-import { registerErrorHandling } from './plugins/error-handling.js';
+import { publicFrameworkError, registerProblemHandler } from './plugins/error-handling.js';
 import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLog } from './plugins/request-log.js';
@@ -89,7 +89,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerRequestLog(app);
 
   registerSecurityHeaders(app);
-  registerErrorHandling(app, store, config.basePath);
+  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => store.ping(), frameworkError: publicFrameworkError });
 
   const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
     perStorePerMin: config.rateLimitPerMin,

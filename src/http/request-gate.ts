@@ -116,7 +116,7 @@ export class RequestGate {
   private limited(request: FastifyRequest, detail: string, quota: QuotaReport): AppError {
     request.rateLimit = quota;
     const retryAfterSeconds = Math.max(1, Math.ceil(quota.resetInMs / 1000));
-    return new AppError('rate_limited', detail, { retryAfterSeconds, rateLimit: { limit: quota.limit, remaining: quota.remaining, resetInMs: quota.resetInMs } });
+    return new AppError('rate_limited', detail, { retryAfterSeconds });
   }
 }
 

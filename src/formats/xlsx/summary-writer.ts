@@ -18,7 +18,6 @@ import { Style } from './styles.js';
 import { renderWorkbook, type SheetSpec } from './workbook.js';
 
 export const SUMMARY_CONTENT_TYPE = XLSX_CONTENT_TYPE;
-export const SUMMARY_EXTENSION = 'xlsx';
 
 export const SUMMARY_TITLES = ['competitor', 'products_priced', 'cheaper', 'equal', 'dearer', 'price_index'] as const;
 

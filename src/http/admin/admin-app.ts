@@ -43,7 +43,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
 
   registerRequestLog(app, 'admin request');
   registerSecurityHeaders(app);
-  registerAdminErrors(app, config.basePath);
+  registerAdminErrors(app, config.basePath, () => store.ping());
   registerAdminAuth(app, config.adminToken);
 
   registerStoreRoutes(app, store);

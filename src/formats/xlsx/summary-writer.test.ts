@@ -20,7 +20,7 @@ import {
   soffice,
   toPriceItem,
   unzip,
-} from './workbook-test-support.js';
+} from '../../../test/support/workbooks.js';
 
 async function render(items: readonly PriceItem[], columns?: readonly ExportColumn[]) {
   const meta = columns ? makeMeta(items, columns, false) : makeMeta(items);

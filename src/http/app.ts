@@ -2,7 +2,7 @@ import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Store } from '../store/types.js';
-import type { RateCounter } from '../rate-limit/interface.js';
+import type { Clock, RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
 import { registerDrain } from './graceful-shutdown.js';
 import { publicFrameworkError, registerProblemHandler } from './plugins/error-handling.js';
@@ -24,6 +24,8 @@ export interface AppDependencies {
   counter?: RateCounter;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The rate limits' clock (the default counters' windows, the gate's outage back-off); tests move it by hand. */
+  now?: Clock;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -91,10 +93,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerSecurityHeaders(app);
   registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => store.ping(), frameworkError: publicFrameworkError });
 
-  const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
+  const gate = new RequestGate(deps.counter ?? new MemoryCounter(deps.now), {
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
-  });
+  }, deps.now);
   const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
 
   await app.register(

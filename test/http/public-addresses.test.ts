@@ -14,6 +14,7 @@ import { listKeys, revokeKey } from '../../src/domain/keys.js';
 import { buildApp } from '../../src/http/app.js';
 import { testClock } from '../support/clock.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { assertProblem } from '../support/problem.js';
 import { ALL_LOG_LINES, findKeyLeaks, publishJson, SEEN_RESPONSES, storeWithKey } from '../support/test-app.js';
 
 /** How each public address carries a key; `null` is a request without one. */
@@ -34,16 +35,6 @@ const PUBLIC_ADDRESSES: readonly PublicAddress[] = [
 const STORE_LIMIT = 3;
 const FAIL_LIMIT = 2;
 const ITEMS = [{ offer_id: 'A1', name: 'Alpha', price: 10, competitors: [{ name: 'rival', price: 9 }] }];
-
-function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
-  assert.equal(response.statusCode, status, response.body);
-  assert.equal(response.headers['content-type'], 'application/problem+json');
-  const body = JSON.parse(response.body);
-  assert.equal(body.status, status);
-  assert.equal(body.code, code);
-  if (status === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey');
-  if (status === 429) assert.match(String(response.headers['retry-after']), /^[1-9]\d*$/);
-}
 
 describe('every public address answers 401, 405 and 429 alike', () => {
   // The answers come from the HTTP layer and the gate, not from a dialect: SQLite suffices.

@@ -368,6 +368,22 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(statuses, [`${v2.id}:published`, `${v3.id}:published`]);
       });
 
+      it('refuses to commit a draft swept as stale by another publication, and keeps the previous latest', async () => {
+        const storeId = await createStore(store);
+        const kept = await publish(store, storeId, [item('kept')]);
+        const slow = await store.beginPublication(storeId);
+        await slow.append(sequenced([item('slow')]));
+        await backdateLists(db, storeId, STALE_DRAFT_MS + 60_000);
+        // The next publication takes the slow draft for one left by a crash and removes it.
+        const sweeper = await store.beginPublication(storeId);
+        await sweeper.abort();
+        await assert.rejects(slow.commit(summaryOf([item('slow')])));
+        assert.deepEqual(await store.getLatestPriceList(storeId), kept);
+        assert.deepEqual((await readAll(store, kept.id)).flat().map((it) => it.offer_id), ['kept']);
+        const next = await publish(store, storeId, [item('next')]);
+        assert.equal(next.version, 2, 'the refused commit used no version');
+      });
+
       it('publications of many stores at once each get their own version 1', async () => {
         const ids = await Promise.all(Array.from({ length: 5 }, () => createStore(store)));
         const lists = await Promise.all(ids.map((id) => publish(store, id, [item('same-offer', { category: 'Shared / Path' })])));

@@ -52,7 +52,7 @@ export interface Store {
    * The list's items as delimited records built by the database itself (UTF-8, publication
    * order, chunks of whole records), when the store can; see domain/delimited-record.ts.
    */
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
+  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null;
 }
 
 export function legacyStore(db: Database): Store {

@@ -156,9 +156,10 @@ export interface PriceListRepository {
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
   /**
    * The list's items as delimited records built by the database itself (UTF-8, publication
-   * order, chunks of whole records); see model/delimited-record.ts.
+   * order, chunks of whole records); see model/delimited-record.ts. Null when the spec reads a
+   * field the database keeps in no column of its own (stored-fields.ts): the writer renders those.
    */
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
+  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null;
 }
 
 /**

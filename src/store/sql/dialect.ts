@@ -80,5 +80,6 @@ export interface SqlDialect {
   /** Appends a draft's items; returns those whose offer_id the draft already holds (not stored). */
   appendItems(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
+  /** Only for a spec every field of which is a column (stored-fields.ts). */
   renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
 }

@@ -1,6 +1,7 @@
 import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
 import type { PriceItem } from '../../model/price-item.js';
 import type { CategoryRecord, LatestPriceList, PriceListRecord, PriceListRepository, PublicationDraft, ReadItemsOptions } from '../types.js';
+import { canBuildRecords } from '../stored-fields.js';
 import type { SqlDialect } from './dialect.js';
 import { beginPublication } from './publication.js';
 import { EVERY_LATEST_LIST_SQL, LATEST_LIST_SQL, type RowMappers } from './rows.js';
@@ -36,7 +37,7 @@ export class SqlPriceListRepository implements PriceListRepository {
     return this.d.readItems(priceListId, options);
   }
 
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    return this.d.renderRecords(priceListId, spec, options);
+  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null {
+    return canBuildRecords(spec) ? this.d.renderRecords(priceListId, spec, options) : null;
   }
 }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { STORED_FIELDS, type DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import { STORED_FIELDS } from '../stored-fields.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { itemFromRow } from '../item-row.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';

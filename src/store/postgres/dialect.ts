@@ -1,9 +1,6 @@
 import pg from 'pg';
-import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
-import type { PriceItem } from '../../model/price-item.js';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
-import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { PostgresItems } from './items.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
 
@@ -47,7 +44,7 @@ export class PostgresDialect implements SqlDialect {
   readonly now = 'clock_timestamp()';
   readonly keyLookups = null;
   private readonly pool: pg.Pool;
-  private readonly items: PostgresItems;
+  readonly items: PostgresItems;
 
   constructor(databaseUrl: string) {
     // A partitioned network must not hang requests: new connections give up after 3 s and dead
@@ -155,18 +152,6 @@ export class PostgresDialect implements SqlDialect {
 
   async close(): Promise<void> {
     await this.pool.end();
-  }
-
-  appendItems(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    return this.items.append(draftId, items);
-  }
-
-  readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
-    return this.items.read(priceListId, options);
-  }
-
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    return this.items.render(priceListId, spec, options);
   }
 
   /** Runs `work` in one transaction on one pooled connection. */

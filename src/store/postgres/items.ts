@@ -4,6 +4,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
+import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
 
@@ -23,7 +24,7 @@ const UNIQUE_VIOLATION = '23505';
 const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}`;
 
 /** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */
-export class PostgresItems {
+export class PostgresItems implements DialectItems {
   constructor(private readonly c: PostgresConnection) {}
 
   /**

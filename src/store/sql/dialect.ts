@@ -77,9 +77,14 @@ export interface SqlDialect {
   startThreads(): void;
   close(): Promise<void>;
 
+  /** The item paths, each dialect's own mechanism (items.ts in its folder). */
+  readonly items: DialectItems;
+}
+
+export interface DialectItems {
   /** Appends a draft's items; returns those whose offer_id the draft already holds (not stored). */
-  appendItems(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
-  readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
+  append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
+  read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
   /** Only for a spec every field of which is a column (stored-fields.ts). */
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
+  render(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
 }

@@ -8,8 +8,10 @@ export function guardedDialect(d: SqlDialect): SqlDialect {
     query: (query) => d.query(query).catch(rethrowStoreError),
     transaction: (steps) => d.transaction(steps).catch(rethrowStoreError),
     migrate: () => d.migrate().catch(rethrowStoreError),
-    appendItems: (draftId, items) => d.appendItems(draftId, items).catch(rethrowStoreError),
-    readItems: (listId, options) => guardedIterable(d.readItems(listId, options)),
-    renderRecords: (listId, spec, options) => guardedIterable(d.renderRecords(listId, spec, options)),
+    items: {
+      append: (draftId, items) => d.items.append(draftId, items).catch(rethrowStoreError),
+      read: (listId, options) => guardedIterable(d.items.read(listId, options)),
+      render: (listId, spec, options) => guardedIterable(d.items.render(listId, spec, options)),
+    },
   } satisfies Partial<SqlDialect>);
 }

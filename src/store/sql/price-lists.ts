@@ -34,10 +34,10 @@ export class SqlPriceListRepository implements PriceListRepository {
   }
 
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
-    return this.d.readItems(priceListId, options);
+    return this.d.items.read(priceListId, options);
   }
 
   renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null {
-    return canBuildRecords(spec) ? this.d.renderRecords(priceListId, spec, options) : null;
+    return canBuildRecords(spec) ? this.d.items.render(priceListId, spec, options) : null;
   }
 }

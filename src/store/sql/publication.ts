@@ -50,7 +50,7 @@ class SqlDraft implements PublicationDraft {
   ) {}
 
   append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    return this.d.appendItems(this.draftId, items);
+    return this.d.items.append(this.draftId, items);
   }
 
   async commit(summary: PublicationSummary): Promise<PriceListRecord> {

@@ -1,11 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
-import type { PriceItem } from '../../model/price-item.js';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
-import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { changeSignal } from './change-signal.js';
 import { SqliteItems } from './items.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
@@ -27,7 +24,7 @@ export class SqliteDialect implements SqlDialect {
   private readonly db: Database.Database;
   private readonly pageWorkers: PageWorkers | null;
   private readonly appendThread: AppendThread | null;
-  private readonly items: SqliteItems;
+  readonly items: SqliteItems;
 
   /**
    * Prepared statements, kept: preparing costs more than running a key look-up, and every
@@ -155,17 +152,5 @@ export class SqliteDialect implements SqlDialect {
     await this.appendThread?.close();
     this.keyLookups.close();
     this.db.close();
-  }
-
-  appendItems(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    return this.items.append(draftId, items);
-  }
-
-  readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
-    return this.items.read(priceListId, options);
-  }
-
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    return this.items.render(priceListId, spec, options);
   }
 }

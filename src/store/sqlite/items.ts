@@ -3,6 +3,7 @@ import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
 import { STORED_FIELDS } from '../stored-fields.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { itemFromRow } from '../item-row.js';
+import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compileRecord } from './delimited-sql.js';
 import { INSERT_ITEM_SQL, itemInsertValues } from './item-insert.js';
@@ -20,7 +21,7 @@ export interface SqliteConnection {
 }
 
 /** SQLite's own item paths: appends on the append thread, reads and records built on page threads. */
-export class SqliteItems {
+export class SqliteItems implements DialectItems {
   constructor(private readonly c: SqliteConnection) {}
 
   async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {

@@ -131,8 +131,8 @@ export function createExportService({ db, writers }: { db: Store; writers: Expor
     };
     // Iterable more than once, each time from the start: a writer may read the list in several passes.
     const items: AsyncIterable<readonly PriceItem[]> = { [Symbol.asyncIterator]: () => db.readItems(list.id, readOptions)[Symbol.asyncIterator]() };
-    if (takesRecordSource(writer) && db.renderRecords) {
-      const records: RecordReader = (spec) => db.renderRecords!(list.id, spec, { onlyAvailable });
+    if (takesRecordSource(writer)) {
+      const records: RecordReader = (spec) => db.renderRecords(list.id, spec, { onlyAvailable });
       yield* writer.render(items, meta, records);
     } else {
       yield* writer.render(items, meta);

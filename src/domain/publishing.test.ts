@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../errors/app-error.js';
 import type { PriceItem } from '../model/price-item.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { readSource } from './publication-source.js';
 import { publishPriceList } from './publishing.js';
@@ -24,55 +24,55 @@ function item(offerId: string): PriceItem {
   };
 }
 
-async function publish(store: Store, storeId: string, items: readonly PriceItem[]) {
-  const draft = await store.beginPublication(storeId);
+async function publish(db: Database, storeId: string, items: readonly PriceItem[]) {
+  const draft = await db.priceLists.beginPublication(storeId);
   assert.deepEqual(await draft.append(items.map((it, seq) => ({ seq, item: it }))), []);
   return draft.commit({ item_count: items.length, available_count: items.length, currencies: ['RUB'], category_paths: [''] });
 }
 
-async function readAll(store: Store, listId: number, onlyAvailable = false): Promise<PriceItem[][]> {
+async function readAll(db: Database, listId: number, onlyAvailable = false): Promise<PriceItem[][]> {
   const batches: PriceItem[][] = [];
-  for await (const batch of store.readItems(listId, { onlyAvailable })) batches.push(batch);
+  for await (const batch of db.priceLists.readItems(listId, { onlyAvailable })) batches.push(batch);
   return batches;
 }
 
-async function createStore(store: Store): Promise<string> {
+async function createStore(db: Database): Promise<string> {
   const id = `s-${randomBytes(4).toString('hex')}`;
-  await store.createStore({ id, name: `Store ${id}`, currency: 'RUB', url: null, company: null });
+  await db.stores.create({ id, name: `Store ${id}`, currency: 'RUB', url: null, company: null });
   return id;
 }
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
-    let db: TestDatabase;
-    let store: Store;
+    let testDb: TestDatabase;
+    let db: Database;
     before(async () => {
-      db = await createTestDatabase(dialect);
-      store = db.store;
+      testDb = await createTestDatabase(dialect);
+      db = testDb.db;
     });
-    after(async () => db?.drop());
+    after(async () => testDb?.drop());
 
     describe('through the domain', () => {
       it('publishes the legacy sample: 12 items, 10 available, in file order', async () => {
-        await store.createStore({ id: 'demo-shop', name: 'Demo Shop', currency: 'RUB', url: 'https://demo-shop.example', company: null });
-        const list = await publishPriceList(store, 'demo-shop', readSource(createReadStream(FIXTURE), 'json'));
+        await db.stores.create({ id: 'demo-shop', name: 'Demo Shop', currency: 'RUB', url: 'https://demo-shop.example', company: null });
+        const list = await publishPriceList(db, 'demo-shop', readSource(createReadStream(FIXTURE), 'json'));
         assert.equal(list.version, 1);
         assert.equal(list.item_count, 12);
         assert.equal(list.available_count, 10);
         assert.deepEqual(list.currencies, ['RUB', 'USD']);
-        const items = (await readAll(store, list.id)).flat();
+        const items = (await readAll(db, list.id)).flat();
         assert.deepEqual(items.map((it) => it.offer_id), ['A-100', 'A-101', 'A-102', 'A-103', 'A-104', 'A-105', 'A-106', 'A-107', 'A-108', 'A-109', 'B/200', 'B-201']);
         assert.equal(items[1].price, 79_950);
         assert.equal(items[8].price, 123_456_789);
         assert.equal(items[10].name, 'Carriage\rreturn');
-        assert.equal((await readAll(store, list.id, true)).flat().length, 10);
-        const categories = await store.getCategories('demo-shop', list.category_ids);
+        assert.equal((await readAll(db, list.id, true)).flat().length, 10);
+        const categories = await db.priceLists.categories('demo-shop', list.category_ids);
         assert.ok(categories.some((c) => c.path === 'Электроника / Смартфоны'));
       });
 
       it('refuses a publication with bad rows, lists each one, and keeps the previous list latest', async () => {
-        const storeId = await createStore(store);
-        const kept = await publish(store, storeId, [item('keep')]);
+        const storeId = await createStore(db);
+        const kept = await publish(db, storeId, [item('keep')]);
         const lines = [
           '{"offer_id":"ok-1","name":"Good","price":1}',
           '{"offer_id":"bad-price","name":"Bad","price":1.005}',
@@ -83,14 +83,14 @@ for (const dialect of DIALECTS) {
           '{"offer_id":"ok-3","name":"Good","price":4}',
         ];
         const source = readSource(Readable.from([lines.join('\n')]), 'ndjson');
-        const error = await publishPriceList(store, storeId, source).then(() => null, (e: unknown) => e);
+        const error = await publishPriceList(db, storeId, source).then(() => null, (e: unknown) => e);
         assert.ok(error instanceof AppError, String(error));
         assert.equal(error.code, 'invalid_publication');
         assert.equal(error.extra.problemCount, 4);
         assert.deepEqual(error.extra.problems!.map((p) => p.position).sort(), ['line 2', 'line 3', 'line 4', 'line 6']);
         assert.match(error.extra.problems!.find((p) => p.position === 'line 3')!.reason, /ok-1/);
-        assert.deepEqual(await store.getLatestPriceList(storeId), kept);
-        assert.deepEqual((await readAll(store, kept.id)).flat().map((it) => it.offer_id), ['keep']);
+        assert.deepEqual(await db.priceLists.latest(storeId), kept);
+        assert.deepEqual((await readAll(db, kept.id)).flat().map((it) => it.offer_id), ['keep']);
       });
     });
   });

@@ -71,7 +71,7 @@ for (const dialect of DIALECTS) {
   describe(`records built by the database (${dialect})`, () => {
     before(async () => {
       testDb = await createTestDatabase(dialect);
-      db = testDb.store.database;
+      db = testDb.db;
     });
     after(async () => testDb.drop());
 

@@ -1,7 +1,6 @@
 import type { Database } from './types.js';
 import { sqlDatabase } from './sql/sql-database.js';
 import { SqliteDialect } from './sqlite/dialect.js';
-import { legacyStore, type Store } from './legacy-store.js';
 
 export interface OpenOptions {
   /**
@@ -25,9 +24,4 @@ async function openDialect(databaseUrl: string) {
     return new PostgresDialect(databaseUrl);
   }
   throw new Error('DATABASE_URL must be sqlite:PATH or postgres://…');
-}
-
-/** @deprecated The flat seam of before the Database split, for callers not yet renamed. */
-export async function openStore(databaseUrl: string): Promise<Store> {
-  return legacyStore(await openDatabase(databaseUrl));
 }

@@ -134,7 +134,7 @@ for (const dialect of DIALECTS) {
     let db: Database;
     before(async () => {
       testDb = await createTestDatabase(dialect as Dialect);
-      db = testDb.store.database;
+      db = testDb.db;
     });
     after(async () => testDb?.drop());
 

@@ -183,5 +183,3 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** @deprecated The flat seam of before the split; see legacy-store.ts. */
-export type { Store } from './legacy-store.js';

@@ -45,9 +45,9 @@ function reachable(url) {
  *   third-party readers (LibreOffice, openpyxl) of what the writers produce.
  */
 const TIERS = {
-  unit: ['test/unit/', 'src/domain/', /^src\/formats\/[^/]+\.test\.ts$/],
-  store: ['src/store/'],
-  http: ['test/http/', 'test/admin/', 'test/cache/'],
+  unit: ['test/unit/', /^src\/(domain|formats|model|http|metrics|render-cache)\/[^/]+\.test\.ts$/],
+  store: ['src/store/', 'test/domain/'],
+  http: ['test/http/', 'test/admin/', 'test/cache/', 'test/operations/'],
   system: ['test/cli/', 'test/robustness/', 'test/multi-instance/', 'test/browser/', 'src/formats/xlsx/'],
 };
 

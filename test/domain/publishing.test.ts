@@ -7,12 +7,12 @@ import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { AppError } from '../errors/app-error.js';
-import type { PriceItem } from '../model/price-item.js';
-import type { Database } from '../store/types.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
-import { readSource } from './publication-source.js';
-import { publishPriceList } from './publishing.js';
+import { AppError } from '../../src/errors/app-error.js';
+import type { PriceItem } from '../../src/model/price-item.js';
+import type { Database } from '../../src/store/types.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { readSource } from '../../src/domain/publication-source.js';
+import { publishPriceList } from '../../src/domain/publishing.js';
 
 const FIXTURE = new URL('../../test/fixtures/legacy-sample.json', import.meta.url);
 

@@ -6,6 +6,7 @@
 import type { DelimitedRecordSpec } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
+import type { CommitOutcome, VersionStore } from './versions-types.js';
 
 export interface StoreRecord {
   id: string;
@@ -54,6 +55,8 @@ export interface PriceListRecord {
   currencies: string[];
   /** Ids of the categories the items use (every level), for YML. */
   category_ids: number[];
+  /** The list whose item rows this version serves: its own id, or another's after a rollback (§10). */
+  items_list_id: number;
 }
 
 export interface CategoryRecord {
@@ -97,9 +100,12 @@ export interface PublicationSummary {
  * removed by a later `beginPublication`.
  */
 export interface PublicationDraft {
+  /** The draft's own list id (its items are compared with the latest by VersionStore.compare). */
+  readonly id: number;
   /** Appends items; returns those whose offer_id is already in the draft (they are not stored). */
   append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
-  commit(summary: PublicationSummary): Promise<PriceListRecord>;
+  /** Without an outcome: published as latest, unguarded, with the default retention. */
+  commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord>;
   abort(): Promise<void>;
 }
 
@@ -121,6 +127,8 @@ export interface ReadItemsOptions {
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
+  /** History, the guard, quarantine and rollback (CONTRACT §10). */
+  readonly versions: VersionStore;
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

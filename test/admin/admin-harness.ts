@@ -58,8 +58,9 @@ function countingDraftCalls(store: Store, on: { append: () => void; abort: () =>
         return async (storeId: string): Promise<PublicationDraft> => {
           const draft = await target.beginPublication(storeId);
           return {
+            id: draft.id,
             append: (items) => { on.append(); return draft.append(items); },
-            commit: (summary) => draft.commit(summary),
+            commit: (summary, outcome) => draft.commit(summary, outcome),
             abort: () => { on.abort(); return draft.abort(); },
           };
         };

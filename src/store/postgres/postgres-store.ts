@@ -4,13 +4,16 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
 import type { Profile, ProfileDefinition } from '../../model/profile.js';
 import type { PriceItem } from '../../model/price-item.js';
-import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
+import { applyQuarantine, LIST_COLUMNS, makeLatest, PostgresVersions, priceListFromRow } from './postgres-versions.js';
+import type { CommitOutcome } from '../versions-types.js';
+import { DEFAULT_HISTORY_VERSIONS } from '../../model/versions.js';
 
 type Row = Record<string, unknown>;
 type Client = pg.ClientBase;
@@ -34,18 +37,13 @@ const keyFrom = (r: Row): ApiKeyRecord => ({
   id: r.id as string, store_id: r.store_id as string, label: (r.label as string | null) ?? null, prefix: r.prefix as string,
   created_at: r.created_at as Date, last_used_at: dateOrNull(r.last_used_at), revoked_at: dateOrNull(r.revoked_at),
 });
-const priceListFrom = (r: Row): PriceListRecord => ({
-  id: Number(r.id), store_id: r.store_id as string, version: Number(r.version), published_at: r.published_at as Date,
-  item_count: Number(r.item_count), available_count: Number(r.available_count),
-  currencies: r.currencies as string[], category_ids: r.category_ids as number[],
-});
+const priceListFrom = priceListFromRow;
 const profileFrom = (r: Row): Profile => ({
   ...(JSON.parse(r.definition as string) as ProfileDefinition),
   id: Number(r.id), store_id: r.store_id as string, revision: Number(r.revision), updated_at: r.updated_at as Date,
 });
 
 const KEY_COLUMNS = 'k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at';
-const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available_count, currencies, category_ids';
 
 /**
  * The server store. Times come from the database clock, so every instance agrees on what
@@ -73,7 +71,10 @@ export class PostgresStore implements Store {
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
+    this.versions = new PostgresVersions({ query: (text, values) => this.pool.query(text, values), transaction: (work) => this.transaction(work) });
   }
+
+  readonly versions: PostgresVersions;
 
   async migrate(): Promise<void> {
     // One transaction (PostgreSQL DDL is transactional) under an advisory lock: a second
@@ -129,7 +130,7 @@ export class PostgresStore implements Store {
     const { rows } = await this.pool.query(timed({ text: `SELECT ${KEY_COLUMNS}, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company,
               s.created_at AS s_created_at, p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at,
               p.item_count AS p_item_count, p.available_count AS p_available_count, p.currencies AS p_currencies,
-              p.category_ids AS p_category_ids
+              p.category_ids AS p_category_ids, p.items_of AS p_items_of
          FROM api_keys k JOIN stores s ON s.id = k.store_id
          LEFT JOIN price_lists p ON p.id = s.latest_price_list_id
         WHERE k.hash = $1`, values: [hash] }));
@@ -140,7 +141,7 @@ export class PostgresStore implements Store {
       store: storeFrom({ id: row.store_id, name: row.s_name, currency: row.s_currency, url: row.s_url, company: row.s_company, created_at: row.s_created_at }),
       latest: row.p_id === null ? null : priceListFrom({
         id: row.p_id, store_id: row.store_id, version: row.p_version, published_at: row.p_published_at, item_count: row.p_item_count,
-        available_count: row.p_available_count, currencies: row.p_currencies, category_ids: row.p_category_ids,
+        available_count: row.p_available_count, currencies: row.p_currencies, category_ids: row.p_category_ids, items_of: row.p_items_of,
       }),
     };
   }
@@ -307,7 +308,7 @@ class PostgresDraft implements PublicationDraft {
   constructor(
     private readonly store: PostgresStore,
     private readonly storeId: string,
-    private readonly draftId: number,
+    readonly id: number,
   ) {}
 
   /**
@@ -328,7 +329,7 @@ class PostgresDraft implements PublicationDraft {
   }
 
   private async copy(items: readonly SequencedItem[]): Promise<void> {
-    const data = copyText(this.draftId, items);
+    const data = copyText(this.id, items);
     await this.store.withClient(async (client) => {
       const stream = client.query(copyFrom(`COPY price_items (${INSERT_COLUMNS}) FROM STDIN`));
       const done = once(stream, 'finish');
@@ -355,46 +356,49 @@ class PostgresDraft implements PublicationDraft {
                 AS t(seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, position)
           ORDER BY t.position
          ON CONFLICT (price_list_id, offer_id) DO NOTHING RETURNING seq`,
-        [this.draftId, ...columns],
+        [this.id, ...columns],
       ),
     );
     const kept = new Set(inserted.rows.map((r) => r.seq));
     return items.filter(({ seq }) => !kept.has(seq)).map(({ seq, item }) => ({ seq, offer_id: item.offer_id }));
   }
 
-  async commit(summary: PublicationSummary): Promise<PriceListRecord> {
-    const { record, expired } = await this.store.transaction(async (client) => {
+  async commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord> {
+    return this.store.transaction(async (client) => {
       // The store row's lock serializes publications of one store. The time is read after the
       // lock, so a later version never gets an earlier published_at (Last-Modified would go back).
       const bumped = await client.query<{ last_version: number; now: Date }>(
-        'UPDATE stores SET last_version = last_version + 1, latest_price_list_id = $2 WHERE id = $1 RETURNING last_version, clock_timestamp() AS now',
-        [this.storeId, this.draftId],
+        'UPDATE stores SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version, clock_timestamp() AS now',
+        [this.storeId],
       );
       const { last_version: version, now } = bumped.rows[0];
-      const categoryIds = await ensureCategories(client, this.storeId, summary.category_paths);
+      let categoryIds = await ensureCategories(client, this.storeId, summary.category_paths);
+      let counts: Pick<PublicationSummary, 'item_count' | 'available_count' | 'currencies'> = summary;
+      if (outcome?.quarantine) {
+        const served = await applyQuarantine(client, this.storeId, this.id, outcome.quarantine);
+        counts = served;
+        categoryIds = [...new Set([...categoryIds, ...served.category_ids])];
+      }
       const published = await client.query(
         `UPDATE price_lists SET status = 'published', version = $2, published_at = $3, item_count = $4, available_count = $5,
-                currencies = $6, category_ids = $7
+                currencies = $6, category_ids = $7, held = $8, diff = $9
           WHERE id = $1 AND status = 'draft' RETURNING ${LIST_COLUMNS}`,
-        [this.draftId, version, now, summary.item_count, summary.available_count, JSON.stringify(summary.currencies), JSON.stringify(categoryIds)],
+        [this.id, version, now, counts.item_count, counts.available_count, JSON.stringify(counts.currencies), JSON.stringify(categoryIds),
+          outcome?.hold ?? false, outcome?.diff ?? null],
       );
-      if (published.rowCount !== 1) throw new Error(`publication draft ${this.draftId} no longer exists (removed as stale?)`);
+      if (published.rowCount !== 1) throw new Error(`publication draft ${this.id} no longer exists (removed as stale?)`);
+      // A held version is stored but not served: the latest stays.
+      if (outcome?.hold) return priceListFrom(published.rows[0]);
       await client.query(
         "UPDATE price_lists SET superseded_at = $3 WHERE store_id = $1 AND status = 'published' AND superseded_at IS NULL AND id <> $2",
-        [this.storeId, this.draftId, now],
+        [this.storeId, this.id, now],
       );
-      const old = await client.query<{ id: number }>(
-        "SELECT id FROM price_lists WHERE store_id = $1 AND status = 'published' AND superseded_at < $2",
-        [this.storeId, new Date(now.getTime() - SUPERSEDED_GRACE_MS)],
-      );
-      return { record: priceListFrom(published.rows[0]), expired: old.rows.map((r) => r.id) };
+      return makeLatest(client, this.storeId, this.id, outcome?.keepVersions ?? DEFAULT_HISTORY_VERSIONS);
     });
-    await this.store.dropPriceLists(expired);
-    return record;
   }
 
   async abort(): Promise<void> {
-    await this.store.dropPriceLists([this.draftId]);
+    await this.store.dropPriceLists([this.id]);
   }
 }
 

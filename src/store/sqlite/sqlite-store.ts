@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { STORED_FIELDS, type DelimitedRecordSpec } from '../../model/delimited-record.js';
 import type { Profile, ProfileDefinition } from '../../model/profile.js';
 import type { PriceItem } from '../../model/price-item.js';
-import { categoryLevels, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import { categoryLevels, itemFromRow, parentPath, STALE_DRAFT_MS } from '../item-row.js';
 import type {
   ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
@@ -16,6 +16,9 @@ import { KeyLookupCache } from './key-lookup-cache.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
 import { AppendThread, PageWorkers } from './store-threads.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
+import { applyQuarantine, makeLatest, priceListFromRow, SqliteVersions } from './sqlite-versions.js';
+import type { CommitOutcome } from '../versions-types.js';
+import { DEFAULT_HISTORY_VERSIONS } from '../../model/versions.js';
 
 type Row = Record<string, unknown>;
 
@@ -30,11 +33,7 @@ const keyFrom = (r: Row): ApiKeyRecord => ({
   id: r.id as string, store_id: r.store_id as string, label: (r.label as string | null) ?? null, prefix: r.prefix as string,
   created_at: date(r.created_at), last_used_at: dateOrNull(r.last_used_at), revoked_at: dateOrNull(r.revoked_at),
 });
-const priceListFrom = (r: Row): PriceListRecord => ({
-  id: Number(r.id), store_id: r.store_id as string, version: Number(r.version), published_at: date(r.published_at),
-  item_count: Number(r.item_count), available_count: Number(r.available_count),
-  currencies: JSON.parse(r.currencies as string), category_ids: JSON.parse(r.category_ids as string),
-});
+const priceListFrom = priceListFromRow;
 const profileFrom = (r: Row): Profile => ({
   ...(JSON.parse(r.definition as string) as ProfileDefinition),
   id: Number(r.id), store_id: r.store_id as string, revision: Number(r.revision), updated_at: date(r.updated_at),
@@ -58,7 +57,10 @@ export class SqliteStore implements Store {
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path);
     this.pageRunner = { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
+    this.versions = new SqliteVersions(this.db, this.pageRunner, () => this.keyLookups.invalidate());
   }
+
+  readonly versions: SqliteVersions;
 
   private readonly pageWorkers: PageWorkers | null;
   private readonly appendThread: AppendThread | null;
@@ -136,7 +138,7 @@ export class SqliteStore implements Store {
         `SELECT k.*, s.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company,
                 s.created_at AS s_created_at, p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at,
                 p.item_count AS p_item_count, p.available_count AS p_available_count, p.currencies AS p_currencies,
-                p.category_ids AS p_category_ids
+                p.category_ids AS p_category_ids, p.items_of AS p_items_of
            FROM api_keys k JOIN stores s ON s.id = k.store_id
            LEFT JOIN price_lists p ON p.id = s.latest_price_list_id
           WHERE k.hash = ?`,
@@ -148,7 +150,7 @@ export class SqliteStore implements Store {
       store: storeFrom({ id: row.store_id, name: row.s_name, currency: row.s_currency, url: row.s_url, company: row.s_company, created_at: row.s_created_at }),
       latest: row.p_id === null ? null : priceListFrom({
         id: row.p_id, store_id: row.store_id, version: row.p_version, published_at: row.p_published_at, item_count: row.p_item_count,
-        available_count: row.p_available_count, currencies: row.p_currencies, category_ids: row.p_category_ids,
+        available_count: row.p_available_count, currencies: row.p_currencies, category_ids: row.p_category_ids, items_of: row.p_items_of,
       }),
     };
     this.keyLookups.set(hash, lookup);
@@ -309,7 +311,7 @@ class SqliteDraft implements PublicationDraft {
   constructor(
     private readonly db: Database.Database,
     private readonly storeId: string,
-    private readonly draftId: number,
+    readonly id: number,
     private readonly drop: (ids: readonly number[]) => void,
     /** A new latest list: remembered key look-ups name the old one. */
     private readonly latestChanged: () => void,
@@ -320,7 +322,7 @@ class SqliteDraft implements PublicationDraft {
   }
 
   async append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    const rows = items.map(({ seq, item }) => itemInsertValues(this.draftId, seq, item));
+    const rows = items.map(({ seq, item }) => itemInsertValues(this.id, seq, item));
     let refused: number[];
     if (this.appendThread) {
       refused = await this.appendThread.append(rows);
@@ -335,39 +337,42 @@ class SqliteDraft implements PublicationDraft {
     return refused.map((seq) => ({ seq, offer_id: offerOf.get(seq)! }));
   }
 
-  async commit(summary: PublicationSummary): Promise<PriceListRecord> {
-    let now = 0;
+  async commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord> {
     const commit = this.db.transaction(() => {
       // Taken under the write lock, so a later version never gets an earlier publication time.
-      now = Date.now();
-      const categoryIds = this.ensureCategories(summary.category_paths);
+      const now = Date.now();
+      let categoryIds = this.ensureCategories(summary.category_paths);
+      let counts: Pick<PublicationSummary, 'item_count' | 'available_count' | 'currencies'> = summary;
+      if (outcome?.quarantine) {
+        const served = applyQuarantine(this.db, this.storeId, this.id, outcome.quarantine);
+        counts = served;
+        categoryIds = [...new Set([...categoryIds, ...served.category_ids])];
+      }
       const { last_version: version } = this.db
         .prepare('UPDATE stores SET last_version = last_version + 1 WHERE id = ? RETURNING last_version')
         .get(this.storeId) as { last_version: number };
       this.db
         .prepare(
           `UPDATE price_lists SET status = 'published', version = ?, published_at = ?, item_count = ?, available_count = ?,
-                  currencies = ?, category_ids = ? WHERE id = ?`,
+                  currencies = ?, category_ids = ?, held = ?, diff = ? WHERE id = ?`,
         )
-        .run(version, now, summary.item_count, summary.available_count, JSON.stringify(summary.currencies), JSON.stringify(categoryIds), this.draftId);
+        .run(version, now, counts.item_count, counts.available_count, JSON.stringify(counts.currencies), JSON.stringify(categoryIds),
+          outcome?.hold ? 1 : 0, outcome?.diff ?? null, this.id);
+      // A held version is stored but not served: the latest stays.
+      if (outcome?.hold) return;
       this.db
         .prepare("UPDATE price_lists SET superseded_at = ? WHERE store_id = ? AND status = 'published' AND superseded_at IS NULL AND id <> ?")
-        .run(now, this.storeId, this.draftId);
-      this.db.prepare('UPDATE stores SET latest_price_list_id = ? WHERE id = ?').run(this.draftId, this.storeId);
-      return this.db
-        .prepare("SELECT id FROM price_lists WHERE store_id = ? AND status = 'published' AND superseded_at < ?")
-        .pluck()
-        .all(this.storeId, now - SUPERSEDED_GRACE_MS) as number[];
+        .run(now, this.storeId, this.id);
+      makeLatest(this.db, this.storeId, this.id, outcome?.keepVersions ?? DEFAULT_HISTORY_VERSIONS);
     });
-    const expired = commit.immediate();
+    commit.immediate();
     this.latestChanged();
-    this.drop(expired);
-    const row = this.db.prepare('SELECT * FROM price_lists WHERE id = ?').get(this.draftId) as Row;
+    const row = this.db.prepare('SELECT * FROM price_lists WHERE id = ?').get(this.id) as Row;
     return priceListFrom(row);
   }
 
   async abort(): Promise<void> {
-    this.drop([this.draftId]);
+    this.drop([this.id]);
   }
 
   /** Ids for every level of every path, creating the missing ones; ids never change once given. */

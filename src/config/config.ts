@@ -24,6 +24,8 @@ export interface Config {
   trustProxy: false | number | string[];
   /** NODE_ENV=production: no demo seeding on start. */
   production: boolean;
+  /** HISTORY_VERSIONS: published versions kept per store (CONTRACT §10), at least 2. */
+  historyVersions: number;
 }
 
 export class ConfigError extends Error {
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
     trustProxy,
     production: read('NODE_ENV') === 'production',
+    historyVersions: integer('HISTORY_VERSIONS', 10, 2, 1000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

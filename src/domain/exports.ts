@@ -60,8 +60,8 @@ export async function planExport(store: Store, lookup: KeyLookup, request: Expor
   return {
     meta,
     profile,
-    readBatches: () => store.readItems(list.id, { onlyAvailable: request.onlyAvailable, withExtra: !(request.columnsOnly && readsLegacyFieldsOnly(meta.columns)) }),
-    readRecords: store.renderRecords ? (spec) => store.renderRecords!(list.id, spec, { onlyAvailable: request.onlyAvailable }) : null,
+    readBatches: () => store.readItems(list.items_list_id, { onlyAvailable: request.onlyAvailable, withExtra: !(request.columnsOnly && readsLegacyFieldsOnly(meta.columns)) }),
+    readRecords: store.renderRecords ? (spec) => store.renderRecords!(list.items_list_id, spec, { onlyAvailable: request.onlyAvailable }) : null,
   };
 }
 

@@ -1,5 +1,8 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
+import { DEFAULT_HISTORY_VERSIONS, type PublicationDiff } from '../model/versions.js';
 import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
+import { getGuard, judge } from './guard.js';
+import { sweep } from './versions.js';
 import { normalizeItem } from './item-validation.js';
 import { InvalidJson, type SourceRow } from './publication-source.js';
 
@@ -11,14 +14,22 @@ const MAX_REPORTED_PROBLEMS = 1000;
 export interface PublishOptions {
   /** Called every BATCH_SIZE rows with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /** `publish --force`: skip the guard for a deliberate large change (the diff still says what tripped). */
+  force?: boolean;
+  /** HISTORY_VERSIONS: published versions kept per store. */
+  keepVersions?: number;
 }
+
+/** A publication's answer (CONTRACT §10): the version stored, whether it is served, and its diff. */
+export type PublishedVersion = PriceListRecord & { state: 'latest' | 'held'; diff: PublicationDiff };
 
 /**
  * Validates every row and publishes the list as the store's new latest, atomically.
  * If any row is bad, nothing is published, every bad row is reported, and the previous
- * list stays latest.
+ * list stays latest. A good list then passes the store's guard (CONTRACT §10): it is
+ * published, published with some items quarantined, or stored as a held version.
  */
-export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PriceListRecord> {
+export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedVersion> {
   const owner = await store.getStore(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
@@ -33,6 +44,8 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
 
   let seq = 0;
   let availableCount = 0;
+  let diff: PublicationDiff;
+  let list: PriceListRecord;
   const currencies = new Set<string>();
   const categoryPaths = new Set<string>();
   let batch: SequencedItem[] = [];
@@ -89,15 +102,24 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         problemCount,
       });
     }
-    return await draft.commit({
-      item_count: seq,
-      available_count: availableCount,
-      currencies: [...currencies].sort(),
-      category_paths: [...categoryPaths],
-    });
+    const [latest, policy] = await Promise.all([store.getLatestPriceList(storeId), getGuard(store, storeId)]);
+    // Compared in the database: the draft's rows are already there.
+    diff = await judge(store, draft.id, latest, policy, options.force);
+    list = await draft.commit(
+      { item_count: seq, available_count: availableCount, currencies: [...currencies].sort(), category_paths: [...categoryPaths] },
+      {
+        hold: diff.verdict === 'held',
+        quarantine: diff.verdict === 'published_with_quarantine' ? policy : null,
+        diff: JSON.stringify(diff),
+        keepVersions: options.keepVersions ?? DEFAULT_HISTORY_VERSIONS,
+      },
+    );
   } catch (error) {
     await inFlight.catch(() => undefined);
     await draft.abort();
     throw error;
   }
+  // After the commit, outside the try: nothing may abort a committed version.
+  await sweep(store, storeId);
+  return { ...list, state: diff.verdict === 'held' ? 'held' : 'latest', diff };
 }

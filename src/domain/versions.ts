@@ -1,0 +1,132 @@
+import { AppError } from '../errors/app-error.js';
+import type { PublicationDiff, VersionSummary } from '../model/versions.js';
+import type { KeyLookup, PriceListRecord, Store } from '../store/types.js';
+import type { QuarantinedItem, VersionRow } from '../store/versions-types.js';
+import { diffWithoutGuard } from './guard.js';
+import { getStoreOrFail } from './stores.js';
+
+/*
+ * CONTRACT §10's operations on versions: serving an older one, listing them, releasing or
+ * discarding a held one, releasing quarantined items and rolling back. Each change ends with a
+ * sweep that deletes what fell out of retention (in the writer's process, never on a fetcher's
+ * request).
+ */
+
+/** A version as `/api/me` and `price-export versions` list it. */
+export function versionSummary(row: VersionRow): VersionSummary {
+  return {
+    version: row.list.version,
+    published_at: row.list.published_at,
+    item_count: row.list.item_count,
+    available_count: row.list.available_count,
+    state: row.held ? 'held' : row.latest ? 'latest' : 'retained',
+    source: row.source,
+    diff: row.diff === null ? null : (JSON.parse(row.diff) as PublicationDiff),
+  };
+}
+
+/** The store's retained and held versions, newest first. */
+export async function listVersions(store: Store, storeId: string): Promise<VersionSummary[]> {
+  await getStoreOrFail(store, storeId);
+  return (await store.versions.listVersions(storeId)).map(versionSummary);
+}
+
+/**
+ * The key holder's request for `version=N` (addresses 2 and 4): the lookup with that version in
+ * place of the latest. Unknown, deleted and held versions all answer 404 version_not_found.
+ */
+export async function lookupVersion(store: Store, lookup: KeyLookup, version: number): Promise<KeyLookup> {
+  if (lookup.latest?.version === version) return lookup;
+  const row = await store.versions.getVersion(lookup.store.id, version);
+  if (!row || row.held) throw new AppError('version_not_found', `version ${version} of this price list is unknown, no longer kept, or held`);
+  return { ...lookup, latest: row.list };
+}
+
+/** What a change of the latest answers: the new latest and its diff against the one before. */
+export interface VersionChange {
+  list: PriceListRecord;
+  diff: PublicationDiff;
+}
+
+async function heldVersion(store: Store, storeId: string, version: number): Promise<void> {
+  await getStoreOrFail(store, storeId);
+  const row = await store.versions.getVersion(storeId, version);
+  if (!row) throw new AppError('version_not_found', `store "${storeId}" has no version ${version} (unknown or no longer kept)`);
+  if (!row.held) throw new AppError('version_not_held', `version ${version} of store "${storeId}" is not held; only a held version can be released or discarded`);
+}
+
+/** `publication release`: the held version becomes the latest, as it was published. */
+export async function releaseHeld(store: Store, storeId: string, version: number, keepVersions: number): Promise<VersionChange> {
+  await heldVersion(store, storeId, version);
+  const list = await store.versions.releaseHeld(storeId, version, keepVersions);
+  if (!list) throw new AppError('version_not_held', `version ${version} of store "${storeId}" is no longer held`);
+  const row = await store.versions.getVersion(storeId, version);
+  await sweep(store, storeId);
+  return { list, diff: JSON.parse(row!.diff ?? 'null') as PublicationDiff };
+}
+
+/** `publication discard`: the held version is dropped; nothing served changes. */
+export async function discardHeld(store: Store, storeId: string, version: number): Promise<void> {
+  await heldVersion(store, storeId, version);
+  if (!(await store.versions.discardHeld(storeId, version))) throw new AppError('version_not_held', `version ${version} of store "${storeId}" is no longer held`);
+  await sweep(store, storeId);
+}
+
+/**
+ * `rollback`: version `to` (default: the newest retained version before the latest) is
+ * published again as a new version with source rollback, serving the same rows (none copied).
+ * No guard. Its diff against the latest it replaces is computed after it is served.
+ */
+export async function rollback(store: Store, storeId: string, to: number | null, keepVersions: number): Promise<VersionChange> {
+  await getStoreOrFail(store, storeId);
+  const versions = await store.versions.listVersions(storeId);
+  const latest = versions.find((v) => v.latest)?.list ?? null;
+  if (!latest) throw new AppError('price_list_not_found', `store "${storeId}" has not published a price list yet`);
+  let target = to;
+  if (target === null) {
+    const before = versions.find((v) => !v.held && !v.latest && v.list.version < latest.version);
+    if (!before) throw new AppError('version_not_found', `store "${storeId}" keeps no version before the latest (${latest.version}) to roll back to`);
+    target = before.list.version;
+  }
+  if (target === latest.version) throw new AppError('version_is_latest', `version ${target} is already the latest of store "${storeId}"`);
+  const list = await store.versions.rollback(storeId, target, keepVersions);
+  if (!list) throw new AppError('version_not_found', `store "${storeId}" has no version ${target} to roll back to (unknown, no longer kept, or held)`);
+  const diff = await diffWithoutGuard(store, list, latest);
+  await store.versions.setDiff(list.id, JSON.stringify(diff));
+  await sweep(store, storeId);
+  return { list, diff };
+}
+
+/** Quarantined items listed at most by `quarantine show`. */
+const SHOWN_QUARANTINE = 100;
+
+/** The latest version's quarantined items (the first 100) and their count. */
+export async function showQuarantine(store: Store, storeId: string): Promise<{ count: number; items: QuarantinedItem[] }> {
+  await getStoreOrFail(store, storeId);
+  return store.versions.pendingQuarantine(storeId, SHOWN_QUARANTINE);
+}
+
+/** `quarantine release`: the new values of `offers` (null: every quarantined item) published as a new version. */
+export async function releaseQuarantine(store: Store, storeId: string, offers: readonly string[] | null, keepVersions: number): Promise<VersionChange> {
+  await getStoreOrFail(store, storeId);
+  const before = await store.getLatestPriceList(storeId);
+  const unique = offers === null ? null : [...new Set(offers)];
+  const { list, missing } = await store.versions.releaseQuarantine(storeId, unique, keepVersions);
+  if (!list) {
+    throw new AppError('not_quarantined', missing.length > 0
+      ? `not quarantined in the latest version of store "${storeId}": ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''}; nothing was released`
+      : `the latest version of store "${storeId}" has no quarantined items`);
+  }
+  const diff = await diffWithoutGuard(store, list, before);
+  await store.versions.setDiff(list.id, JSON.stringify(diff));
+  await sweep(store, storeId);
+  return { list, diff };
+}
+
+/**
+ * Deletes versions out of retention past the grace period. A failure here never undoes the
+ * change that came before it: the next change sweeps again.
+ */
+export async function sweep(store: Store, storeId: string): Promise<void> {
+  await store.versions.sweep(storeId).catch(() => undefined);
+}

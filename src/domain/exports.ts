@@ -10,6 +10,8 @@ import { getProfileForStore } from './profiles.js';
 export interface ExportRequest {
   onlyAvailable: boolean;
   profileId: number | null;
+  /** A retained version instead of the latest (CONTRACT §10); resolved by checkedExport after the profile. */
+  version?: number | null;
   /** The writer reads nothing but meta.columns (every format but YML and the summary). */
   columnsOnly?: boolean;
 }

@@ -25,9 +25,14 @@ export function versionSummary(row: VersionRow): VersionSummary {
   };
 }
 
-/** The store's retained and held versions, newest first. */
+/** The store's retained and held versions, newest first; store_not_found for an unknown store. */
 export async function listVersions(store: Store, storeId: string): Promise<VersionSummary[]> {
   await getStoreOrFail(store, storeId);
+  return storeVersions(store, storeId);
+}
+
+/** The same for a store known to exist (a key holder's). */
+export async function storeVersions(store: Store, storeId: string): Promise<VersionSummary[]> {
   return (await store.versions.listVersions(storeId)).map(versionSummary);
 }
 

@@ -1,6 +1,7 @@
 import { planExport, type ExportPlan, type ExportRequest } from '../domain/exports.js';
 import type { Profile } from '../model/profile.js';
 import { getProfileForStore } from '../domain/profiles.js';
+import { lookupVersion } from '../domain/versions.js';
 import type { KeyLookup, Store } from '../store/types.js';
 import { exportFileName, type ExportFile, type ExportVariant } from './send-export.js';
 
@@ -21,8 +22,10 @@ export interface ExportShape {
  * 304 or a render cache hit needs only the variant, and planning (the categories, the meta)
  * happens on a miss. The routes and the warmer all build exports here, so they key the same variant.
  */
-export async function checkedExport(store: Store, lookup: KeyLookup, request: ExportRequest, shape: ExportShape): Promise<ExportFile> {
-  const profile = request.profileId === null ? null : await getProfileForStore(store, lookup.store.id, request.profileId);
+export async function checkedExport(store: Store, latestLookup: KeyLookup, request: ExportRequest, shape: ExportShape): Promise<ExportFile> {
+  const profile = request.profileId === null ? null : await getProfileForStore(store, latestLookup.store.id, request.profileId);
+  // version=N: after the profile (404 order of CONTRACT §3), in place of the latest; its own list id, so its own ETag.
+  const lookup = request.version == null ? latestLookup : await lookupVersion(store, latestLookup, request.version);
   // Without a list, planning answers price_list_not_found (the domain's one wording of it).
   if (!lookup.latest) await planExport(store, lookup, request);
   const list = lookup.latest!;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
+import { storeVersions } from '../../domain/versions.js';
 import { EXPORT_FORMATS } from '../../formats/types.js';
 import type { Store } from '../../store/types.js';
 import { publicRoute } from '../public-route.js';
@@ -12,7 +13,7 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const presented = firstString(request.headers['x-api-key']);
     const lookup = await gate.admit(request, () => authenticate(store, presented));
-    const profiles = await store.listProfiles(lookup.store.id);
+    const [profiles, versions] = await Promise.all([store.listProfiles(lookup.store.id), storeVersions(store, lookup.store.id)]);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
     reply.header('Cache-Control', 'no-store');
@@ -31,6 +32,9 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
         item_count: list.item_count,
         available_count: list.available_count,
       },
+      versions: versions.map((v) => ({
+        version: v.version, published_at: v.published_at.toISOString(), item_count: v.item_count, available_count: v.available_count, state: v.state, source: v.source,
+      })),
       profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
       formats: [...EXPORT_FORMATS],
       exports: {

@@ -10,6 +10,7 @@ import { createStore } from '../domain/stores.js';
 import { AppError } from '../errors/app-error.js';
 import { openStore } from '../store/factory.js';
 import type { Store } from '../store/types.js';
+import { printChange, VERSION_COMMANDS, VERSION_USAGE } from './version-commands.js';
 
 export const USAGE = `Usage: price-export <command>
 
@@ -21,16 +22,17 @@ export const USAGE = `Usage: price-export <command>
   key list --store ID [--json]                       id, label, prefix, dates; never values
   key revoke KEY_ID
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
-  publish --store ID FILE                            .json, .ndjson or .csv; prints the new version
+  publish --store ID FILE [--force] [--json]         .json, .ndjson or .csv; prints the version and its diff
+${VERSION_USAGE}
   demo                                               a demo store, key, profile and price list
 
 Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
-type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
+export type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
 
-const usageError = (message: string) => new AppError('invalid_input', `${message}\n\n${USAGE}`);
+export const usageError = (message: string) => new AppError('invalid_input', `${message}\n\n${USAGE}`);
 
-function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: T, positionals = 0) {
+export function options<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(args: string[], spec: T, positionals = 0) {
   let parsed;
   try {
     parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true });
@@ -38,15 +40,15 @@ function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args:
     throw usageError((error as Error).message);
   }
   if (parsed.positionals.length > positionals) throw usageError(`unexpected argument "${parsed.positionals[positionals]}"`);
-  return parsed as { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean }; positionals: string[] };
+  return parsed as unknown as { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? (T[K]['multiple'] extends true ? string[] : string) : boolean }; positionals: string[] };
 }
 
-function required<T>(value: T | undefined, name: string): T {
+export function required<T>(value: T | undefined, name: string): T {
   if (value === undefined || value === '') throw usageError(`--${name} is required`);
   return value;
 }
 
-async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
+export async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore(loadConfig().databaseUrl);
   try {
     await store.migrate();
@@ -122,6 +124,9 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
       break;
   }
   if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out);
+  const twoWords = VERSION_COMMANDS[`${command} ${sub ?? ''}`];
+  if (twoWords) return twoWords(rest, out);
+  if (command === 'versions' || command === 'rollback') return VERSION_COMMANDS[command]([sub, ...rest].filter((a) => a !== undefined), out);
   if (command === 'demo') {
     const demo = await withStore((store) => setUpDemo(store));
     const config = loadConfig();
@@ -135,18 +140,16 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
 }
 
 async function publish(args: string[], out: Out): Promise<number> {
-  const { values, positionals } = options(args, { store: { type: 'string' } }, 1);
+  const { values, positionals } = options(args, { store: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } }, 1);
   const storeId = required(values.store, 'store');
   const file = required(positionals[0], 'FILE (the last argument)');
   if (!existsSync(file)) throw new AppError('invalid_input', `no such file: ${file}`);
   const started = Date.now();
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
-  const list = await withStore((store) =>
-    publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file)), { onProgress: progress }),
+  const published = await withStore((store) =>
+    publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file)), { onProgress: progress, force: values.force, keepVersions: loadConfig().historyVersions }),
   );
-  if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  line(out, String(list.version));
-  return 0;
+  if (out.isTTY) out.stderr(`\rpublished ${published.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return printChange(out, storeId, published, published.state, 'publish', published.diff, values.json);
 }
 
-const line = (out: Out, text: string) => out.stdout(`${text}\n`);

@@ -5,8 +5,8 @@ import { readSource, sourceFormatOf } from '../../../domain/publication-source.j
 import { publishPriceList } from '../../../domain/publishing.js';
 import { AppError, isAppError } from '../../../errors/app-error.js';
 import type { Store } from '../../../store/types.js';
-import { publishSchema } from '../schemas.js';
-import { priceListView } from '../views.js';
+import { publishQuery, publishSchema } from '../schemas.js';
+import { publicationView } from '../views.js';
 
 /** What a publication's body may be (CONTRACT §9): a JSON array or {"items": [...]}, NDJSON, or CSV. */
 export const PUBLISH_MEDIA_TYPES = ['application/json', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'text/csv'] as const;
@@ -18,20 +18,22 @@ export const PUBLISH_MEDIA_TYPES = ['application/json', 'application/x-ndjson', 
  * no body limit: Fastify enforces one only on bodies it reads itself, and the caller is the
  * token-holding repricer on loopback; memory stays flat whatever the size.
  */
-export async function registerPriceListRoutes(parent: FastifyInstance, store: Store): Promise<void> {
+export async function registerPriceListRoutes(parent: FastifyInstance, store: Store, keepVersions: number): Promise<void> {
   await parent.register(async (scope) => {
     // Fastify's own parsers (JSON, text/plain) would buffer the body or hand over a string.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser([...PUBLISH_MEDIA_TYPES], (_request, payload, done) => done(null, payload));
     const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.post('/admin/stores/:id/price-lists', { schema: publishSchema }, async (request, reply) => {
+    app.post('/admin/stores/:id/price-lists', { schema: { ...publishSchema, querystring: publishQuery } }, async (request, reply) => {
       const body = request.body as IncomingMessage | undefined;
       if (!body) throw new AppError('invalid_parameter', `send the price list as the body, with Content-Type ${PUBLISH_MEDIA_TYPES.join(', ')}`);
       const format = sourceFormatOf(request.headers['content-type'] ?? '');
       try {
-        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body));
-        return reply.code(201).send(priceListView(list));
+        const force = request.query.force === 'true' || request.query.force === '1';
+        const published = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body), { force, keepVersions });
+        // 202: stored as a held version, not served until released (CONTRACT §10).
+        return reply.code(published.state === 'held' ? 202 : 201).send(publicationView(published, published.state, 'publish', published.diff));
       } catch (error) {
         // A client that went away mid-upload is not a server fault: no 500, no error log line.
         throw withProblemList(!isAppError(error) && !body.complete ? cutOff() : error);

@@ -72,7 +72,8 @@ export async function judge(store: Store, newItems: number, old: PriceListRecord
   if (old && removed * 100 > policy.max_removed_pct * oldCount) trips.push(['removed', removed, policy.max_removed_pct]);
   if (counts.price_drop > 0) trips.push(['price_drop', counts.price_drop, policy.max_price_drop_pct]);
   if (counts.price_rise > 0) trips.push(['price_rise', counts.price_rise, policy.max_price_rise_pct]);
-  if (counts.zero_price > 0) trips.push(['zero_price', counts.zero_price, policy.zero_price]);
+  // A store's first list has nothing to compare with: only its size is judged (a zero price there is the store's baseline).
+  if (old && counts.zero_price > 0) trips.push(['zero_price', counts.zero_price, policy.zero_price]);
   if (counts.new_items < policy.min_items) trips.push(['size', counts.new_items, policy.min_items]);
 
   const tripped: TrippedCheck[] = [];

@@ -62,15 +62,22 @@ describe('the command line', () => {
     assert.match(refused.stderr, /encoding/);
   });
 
-  test('publish reads JSON, NDJSON and CSV and prints the new version', () => {
-    assert.equal(cli(['publish', '--store', 'cli-shop', join(root, 'test/fixtures/legacy-sample.json')]).stdout, '1\n');
+  test('publish reads JSON, NDJSON and CSV and prints the new version with its diff', () => {
+    assert.match(cli(['publish', '--store', 'cli-shop', join(root, 'test/fixtures/legacy-sample.json')]).stdout, /^version 1: published\n/);
     const ndjson = join(dir, 'list.ndjson');
     writeFileSync(ndjson, '{"offer_id":"N1","name":"One","price":1}\n\n{"offer_id":"N2","name":"Two","price":"2.50","quantity":3}\n');
-    assert.equal(cli(['publish', '--store', 'cli-shop', ndjson]).stdout, '2\n');
+    // Every item of version 1 missing: the guard holds it (exit 1); --force publishes it.
+    const held = cli(['publish', '--store', 'cli-shop', ndjson]);
+    assert.equal(held.code, 1);
+    assert.match(held.stdout, /^version 2: HELD/);
+    assert.match(held.stderr, /version 2 is held by the publication guard/);
+    assert.match(cli(['publish', '--store', 'cli-shop', ndjson, '--force']).stdout, /^version 3: published, guard skipped \(--force\), compared with version 1\n/);
     const csv = join(dir, 'list.csv');
     writeFileSync(csv, 'offer_id,name,price,available,attributes.color\r\nC1,"Comma, name",10.5,no,red\r\n');
-    const result = cli(['publish', '--store', 'cli-shop', csv]);
-    assert.equal(result.stdout, '3\n', result.stderr);
+    const result = cli(['publish', '--store', 'cli-shop', csv, '--force', '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const answer = JSON.parse(result.stdout);
+    assert.deepEqual([answer.version, answer.state, answer.diff.added, answer.diff.removed], [4, 'latest', 1, 2]);
   });
 
   test('a bad publication reports every bad row with its position, exits non-zero, and publishes nothing', () => {

@@ -68,6 +68,10 @@ and never put into this page's address.</p>
         <label for="profile">Profile</label>
         <select id="profile"></select>
       </div>
+      <div>
+        <label for="version">Version</label>
+        <select id="version"></select>
+      </div>
     </div>
     <label class="choice"><input type="checkbox" id="only-available"> Only items in stock</label>
   </form>

@@ -23,8 +23,8 @@ const pad = (rows: string[][]): string[] => {
  * The short table `publish` (and rollback, release) print: the version and verdict, the counts,
  * and per tripped check its first offenders with old and new prices; then what to do next.
  */
-export function diffTable(storeId: string, version: number, diff: PublicationDiff): string {
-  const lines = [`version ${version}: ${VERDICTS[diff.verdict]}${diff.forced ? ', guard skipped (--force)' : ''}${diff.compared_with === null ? '' : `, compared with version ${diff.compared_with}`}`];
+export function diffTable(storeId: string, version: number, diff: PublicationDiff, restored: number | null = null): string {
+  const lines = [`version ${version}: ${restored === null ? VERDICTS[diff.verdict] : `rollback to version ${restored}`}${diff.forced ? ', guard skipped (--force)' : ''}${diff.compared_with === null ? '' : `, compared with version ${diff.compared_with}`}`];
   lines.push(...pad([
     ['added', 'removed', 'price_up', 'price_down', 'unchanged'],
     [diff.added, diff.removed, diff.price_up, diff.price_down, diff.unchanged].map(String),

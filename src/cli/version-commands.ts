@@ -29,11 +29,14 @@ const positiveInteger = (text: string | undefined, name: string): number | null 
  * Prints what a publication, release or rollback did: the JSON answer with --json, otherwise
  * the short table. A held publication exits 1 (refused for now), with a line on stderr saying so.
  */
-export function printChange(out: Out, storeId: string, list: PriceListRecord, state: 'latest' | 'held', source: 'publish' | 'rollback', diff: PublicationDiff, json = false): number {
+export function printChange(out: Out, storeId: string, list: PriceListRecord, state: 'latest' | 'held', source: 'publish' | 'rollback', diff: PublicationDiff, json = false, restored: number | null = null): number {
   if (json) {
-    line(out, JSON.stringify({ version: list.version, state, source, item_count: list.item_count, available_count: list.available_count, published_at: list.published_at.toISOString(), diff }, null, 2));
+    line(out, JSON.stringify({
+      version: list.version, state, source, ...(restored === null ? {} : { restored }), item_count: list.item_count, available_count: list.available_count,
+      published_at: list.published_at.toISOString(), diff,
+    }, null, 2));
   } else {
-    line(out, diffTable(storeId, list.version, diff));
+    line(out, diffTable(storeId, list.version, diff, restored));
   }
   if (state !== 'held') return 0;
   out.stderr(`price-export: version ${list.version} is held by the publication guard and not served; the latest stays\n`);
@@ -68,8 +71,8 @@ export const VERSION_COMMANDS: Record<string, Command> = {
     const { values } = options(args, { store: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } });
     const storeId = required(values.store, 'store');
     const to = positiveInteger(values.to, 'to');
-    const { list, diff } = await withStore((store) => rollback(store, storeId, to, keep()));
-    return printChange(out, storeId, list, 'latest', 'rollback', diff, values.json);
+    const { list, diff, restored } = await withStore((store) => rollback(store, storeId, to, keep()));
+    return printChange(out, storeId, list, 'latest', 'rollback', diff, values.json, restored ?? null);
   },
 
   'publication release': async (args, out) => {

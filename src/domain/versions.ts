@@ -51,6 +51,8 @@ export async function lookupVersion(store: Store, lookup: KeyLookup, version: nu
 export interface VersionChange {
   list: PriceListRecord;
   diff: PublicationDiff;
+  /** A rollback's: the version whose items it serves again. */
+  restored?: number;
 }
 
 async function heldVersion(store: Store, storeId: string, version: number): Promise<void> {
@@ -99,7 +101,7 @@ export async function rollback(store: Store, storeId: string, to: number | null,
   const diff = await diffWithoutGuard(store, list, latest);
   await store.versions.setDiff(list.id, JSON.stringify(diff));
   await sweep(store, storeId);
-  return { list, diff };
+  return { list, diff, restored: target };
 }
 
 /** Quarantined items listed at most by `quarantine show`. */

@@ -78,7 +78,7 @@ describe('versions on the command line', () => {
   });
 
   test('rollback to the previous and to an older version; HISTORY_VERSIONS=3 keeps three', () => {
-    assert.match(cli('rollback', '--store', 'vshop').stdout, /^version 7: published, compared with version 6\n/);
+    assert.match(cli('rollback', '--store', 'vshop').stdout, /^version 7: rollback to version 5, compared with version 6\n/);
     assert.deepEqual(versionsOf(), ['7:latest:rollback', '6:retained:publish', '5:retained:publish']);
     const gone = cli('rollback', '--store', 'vshop', '--to', '2');
     assert.equal(gone.code, 1);

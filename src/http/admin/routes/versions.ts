@@ -42,8 +42,8 @@ export function registerVersionRoutes(parent: FastifyInstance, store: Store, kee
     schema: rollbackSchema,
     preValidation: async (request) => { request.body ??= {}; },
   }, async (request, reply) => {
-    const { list, diff } = await rollback(store, request.params.id, request.body?.to ?? null, keepVersions);
-    return reply.code(201).send(publicationView(list, 'latest', 'rollback', diff));
+    const { list, diff, restored } = await rollback(store, request.params.id, request.body?.to ?? null, keepVersions);
+    return reply.code(201).send({ ...publicationView(list, 'latest', 'rollback', diff), restored });
   });
 
   app.get('/admin/stores/:id/guard', { schema: storeSchema }, async (request) => getGuard(store, request.params.id));

@@ -150,6 +150,10 @@ async function publish(args: string[], out: Out): Promise<number> {
     publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file)), { onProgress: progress, force: values.force, keepVersions: loadConfig().historyVersions }),
   );
   if (out.isTTY) out.stderr(`\rpublished ${published.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  // The feed check's counts (CONTRACT §14): warnings on stderr, so stdout stays the version and its diff.
+  for (const warning of published.warnings) {
+    out.stderr(`warning: ${warning.format}: ${warning.count} item(s) break "${warning.description}" (${warning.rule}); see GET /api/export/check?format=${warning.format}\n`);
+  }
   return printChange(out, storeId, published, published.state, 'publish', published.diff, values.json);
 }
 

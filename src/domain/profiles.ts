@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import type { Store } from '../store/types.js';
 import { isItemField } from '../model/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS, type Profile, type ProfileColumn, type ProfileDefinition } from '../model/profile.js';
+import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile, type ProfileColumn, type ProfileDefinition } from '../model/profile.js';
 import { getStoreOrFail } from './stores.js';
 
 /** Checks a profile file (contract/profile-sample.json) and fills the defaults; lists every problem. */
@@ -52,6 +52,13 @@ export function validateProfile(raw: unknown): ProfileDefinition {
   const encoding = typeof input.encoding === 'string' ? input.encoding.toLowerCase() : (input.encoding ?? DEFAULT_TABULAR_OPTIONS.encoding);
   if (encoding !== 'utf-8' && encoding !== 'windows-1251') problems.push('encoding must be "utf-8" or "windows-1251"');
   if (delimiter === decimal && delimiter === ',') problems.push('delimiter and decimal_separator cannot both be ","');
+  const escapeFormulas = input.escape_formulas ?? DEFAULT_TABULAR_OPTIONS.escape_formulas;
+  if (typeof escapeFormulas !== 'boolean') problems.push('escape_formulas must be true or false');
+  // CommerceML 2.08 gives a price type id at most 40 characters and a name at most 255 (ИдентификаторГлобальныйТип, НаименованиеТип).
+  const priceTypeId = input.price_type_id ?? DEFAULT_PRICE_TYPE_ID;
+  if (typeof priceTypeId !== 'string' || priceTypeId.trim() === '' || [...priceTypeId].length > 40) problems.push('price_type_id must be a non-empty string of at most 40 characters');
+  const priceTypeName = input.price_type_name ?? DEFAULT_PRICE_TYPE_NAME;
+  if (typeof priceTypeName !== 'string' || priceTypeName.trim() === '' || [...priceTypeName].length > 255) problems.push('price_type_name must be a non-empty string of at most 255 characters');
 
   if (problems.length > 0) throw new AppError('invalid_input', problems.join('; '));
   return {
@@ -62,6 +69,9 @@ export function validateProfile(raw: unknown): ProfileDefinition {
     header: header as boolean,
     bom: bom as boolean,
     encoding: encoding as ProfileDefinition['encoding'],
+    escape_formulas: escapeFormulas as boolean,
+    price_type_id: (priceTypeId as string).trim(),
+    price_type_name: (priceTypeName as string).trim(),
   };
 }
 

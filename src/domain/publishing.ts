@@ -1,6 +1,8 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
 import { DEFAULT_HISTORY_VERSIONS, type PublicationDiff } from '../model/versions.js';
 import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
+import { warningsOf, type FeedWarning } from '../model/feed-check.js';
+import { publicationTallies } from './feed-check.js';
 import { getGuard, judge } from './guard.js';
 import { sweep } from './versions.js';
 import { normalizeItem } from './item-validation.js';
@@ -20,20 +22,25 @@ export interface PublishOptions {
   keepVersions?: number;
 }
 
-/** A publication's answer (CONTRACT §10): the version stored, whether it is served, and its diff. */
-export type PublishedVersion = PriceListRecord & { state: 'latest' | 'held'; diff: PublicationDiff };
+/**
+ * A publication's answer: the version stored, whether it is served, its diff (CONTRACT §10),
+ * and the feed check's warnings about it (CONTRACT §14: never a refusal).
+ */
+export type PublishedVersion = PriceListRecord & { state: 'latest' | 'held'; diff: PublicationDiff; warnings: FeedWarning[] };
 
 /**
  * Validates every row and publishes the list as the store's new latest, atomically.
  * If any row is bad, nothing is published, every bad row is reported, and the previous
- * list stays latest. A good list then passes the store's guard (CONTRACT §10): it is
- * published, published with some items quarantined, or stored as a held version.
+ * list stays latest. The feed check's rules run over the items as they pass (no second read).
+ * A good list then passes the store's guard (CONTRACT §10): it is published, published with
+ * some items quarantined, or stored as a held version.
  */
 export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedVersion> {
   const owner = await store.getStore(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
   const draft = await store.beginPublication(storeId);
+  const tallies = publicationTallies(owner);
   const problems: (InputProblem & { row: number })[] = [];
   let problemCount = 0;
   let rowNumber = 0;
@@ -84,6 +91,7 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         continue;
       }
       const item = result.item;
+      for (const tally of tallies) tally.add(item);
       if (item.available) availableCount++;
       currencies.add(item.currency);
       categoryPaths.add(item.category ?? '');
@@ -121,5 +129,5 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
   }
   // After the commit, outside the try: nothing may abort a committed version.
   await sweep(store, storeId);
-  return { ...list, state: diff.verdict === 'held' ? 'held' : 'latest', diff };
+  return { ...list, state: diff.verdict === 'held' ? 'held' : 'latest', diff, warnings: warningsOf(tallies.map((tally) => tally.result())) };
 }

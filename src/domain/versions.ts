@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import type { PublicationDiff, VersionSummary } from '../model/versions.js';
-import type { KeyLookup, PriceListRecord, Store } from '../store/types.js';
+import type { PriceListRecord, Store } from '../store/types.js';
 import type { QuarantinedItem, VersionRow } from '../store/versions-types.js';
 import { diffWithoutGuard } from './guard.js';
 import { getStoreOrFail } from './stores.js';
@@ -37,14 +37,14 @@ export async function storeVersions(store: Store, storeId: string): Promise<Vers
 }
 
 /**
- * The key holder's request for `version=N` (addresses 2 and 4): the lookup with that version in
- * place of the latest. Unknown, deleted and held versions all answer 404 version_not_found.
+ * The key holder's request for `version=N` (addresses 2 and 4): that retained version's list.
+ * Unknown, deleted and held versions all answer 404 version_not_found.
  */
-export async function lookupVersion(store: Store, lookup: KeyLookup, version: number): Promise<KeyLookup> {
-  if (lookup.latest?.version === version) return lookup;
-  const row = await store.versions.getVersion(lookup.store.id, version);
+export async function retainedVersion(store: Store, storeId: string, latest: PriceListRecord, version: number): Promise<PriceListRecord> {
+  if (latest.version === version) return latest;
+  const row = await store.versions.getVersion(storeId, version);
   if (!row || row.held) throw new AppError('version_not_found', `version ${version} of this price list is unknown, no longer kept, or held`);
-  return { ...lookup, latest: row.list };
+  return row.list;
 }
 
 /** What a change of the latest answers: the new latest and its diff against the one before. */

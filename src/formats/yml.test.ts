@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { assertValidYml, jingMessages } from '../../test/support/yml-validator.js';
 import { profileColumns } from '../model/columns.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { buildMeta, collectChunks, DEFAULT_CATEGORY_NAME, inBatches, legacySample, normalizeItem, readFixture } from './test-support.js';
@@ -43,10 +44,12 @@ interface Catalog {
   offers: Offer[];
 }
 
+/** Renders, checks the document against Yandex's shops.dtd with jing, and reads it back. */
 async function renderYml(items: Parameters<typeof buildMeta>[0], meta = buildMeta(items)): Promise<Catalog> {
   const text = Buffer.concat(await collectChunks(ymlWriter.render(inBatches(items), meta))).toString('utf8');
   assert.ok(text.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<yml_catalog date="'));
   assert.equal(XMLValidator.validate(text), true, 'well-formed');
+  await assertValidYml({ name: 'yml-writer', body: text });
   const root = (parser.parse(text) as Node[]).find((node) => tagOf(node) === 'yml_catalog')!;
   const shop = child(root, 'shop')!;
   const shopNodes = childrenOf(shop);
@@ -69,7 +72,8 @@ async function renderYml(items: Parameters<typeof buildMeta>[0], meta = buildMet
   };
 }
 
-const OFFER_ORDER = ['name', 'vendor', 'vendorCode', 'url', 'price', 'oldprice', 'currencyId', 'categoryId', 'picture', 'description', 'barcode', 'count', 'param'];
+/** CONTRACT §6.1, the order of Yandex's shops.dtd (+ count). */
+const OFFER_ORDER = ['url', 'price', 'oldprice', 'currencyId', 'categoryId', 'picture', 'name', 'vendor', 'vendorCode', 'description', 'barcode', 'count', 'param'];
 
 /** True when `tags` follow the YML order (params last, any number of them). */
 function inYmlOrder(tags: string[]): boolean {
@@ -83,6 +87,13 @@ function sampleItems() {
     normalizeItem({ offer_id: 'C-1', name: 'Same old price', price: 100, old_price: 100, category: 'Электроника / Смартфоны' }),
     normalizeItem({ offer_id: 'C-2', name: 'Lower old price', price: 100, old_price: 50, vendor_code: 'VC-2', picture: 'https://demo-shop.example/c2.jpg', description: 'Desc <b>&</b>' }),
     normalizeItem({ offer_id: 'C-3', name: 'With attributes', price: 5, attributes: { color: 'чёрный', 'size "EU"': '<42 & 43>' } }),
+    // Every optional element at once, in a third currency, with awkward text in each.
+    normalizeItem({
+      offer_id: 'C-4 "&" ё', name: 'Чайник «Смарт» & "Co" 🫖', price: 49.9, old_price: 59.9, currency: 'EUR', quantity: 4,
+      url: 'https://demo-shop.example/p?a=1&b="2"', picture: 'https://demo-shop.example/c4.jpg?x=1&y=2', vendor: "O'Brien & Sons",
+      vendor_code: '<VC-4>', description: 'Line 1\nLine 2 & <i>ё</i> 😀', barcode: '4601234567891', category: 'Кухня / Чайники & "кофе"',
+      attributes: { '': 'empty name', 'объём, л': '1,7' },
+    }),
   ];
   return [...items, ...extra];
 }
@@ -101,12 +112,13 @@ describe('yml writer (CONTRACT §6.1)', () => {
   it('names the company when the store has one', async () => {
     const store = { id: 's', name: 'Shop & Co', currency: 'RUB', url: null, company: 'ООО «Ромашка»' };
     const catalog = await renderYml(items, buildMeta(items, { store }));
-    assert.deepEqual([...catalog.shop], [['name', 'Shop & Co'], ['company', 'ООО «Ромашка»']]);
+    // shops.dtd requires the shop's url: without one it is written empty.
+    assert.deepEqual([...catalog.shop], [['name', 'Shop & Co'], ['company', 'ООО «Ромашка»'], ['url', '']]);
   });
 
   it('declares RUB as RUR at rate 1 and other currencies at the CB rate, and every offer uses a declared one', async () => {
     const catalog = await renderYml(items);
-    assert.deepEqual([...catalog.currencies], [['RUR', '1'], ['USD', 'CB']]);
+    assert.deepEqual([...catalog.currencies], [['RUR', '1'], ['USD', 'CB'], ['EUR', 'CB']]);
     for (const offer of catalog.offers) assert.ok(catalog.currencies.has(offer.values.get('currencyId')!), offer.id);
     assert.equal(catalog.offers.find((offer) => offer.id === 'A-106')!.values.get('currencyId'), 'USD');
     assert.equal(catalog.offers.find((offer) => offer.id === 'A-100')!.values.get('currencyId'), 'RUR');
@@ -139,7 +151,7 @@ describe('yml writer (CONTRACT §6.1)', () => {
 
     const phone = offers.get('A-100')!;
     assert.equal(phone.available, 'true');
-    assert.deepEqual(phone.tags, ['name', 'vendor', 'url', 'price', 'oldprice', 'currencyId', 'categoryId', 'barcode', 'count']);
+    assert.deepEqual(phone.tags, ['url', 'price', 'oldprice', 'currencyId', 'categoryId', 'name', 'vendor', 'barcode', 'count']);
     assert.equal(phone.values.get('name'), 'Смартфон «Галактика» 128 ГБ');
     assert.equal(phone.values.get('price'), '19990.00');
     assert.equal(phone.values.get('oldprice'), '21990.00');
@@ -156,8 +168,14 @@ describe('yml writer (CONTRACT §6.1)', () => {
     assert.equal(offers.get('A-107')!.values.get('name'), '=HYPERLINK("http://x")');
     assert.equal(offers.get('A-109')!.values.get('name'), 'Чехол 📱 для телефона');
 
+    const full = offers.get('C-4 "&" ё')!;
+    assert.deepEqual(full.tags, ['url', 'price', 'oldprice', 'currencyId', 'categoryId', 'picture', 'name', 'vendor', 'vendorCode', 'description', 'barcode', 'count', 'param', 'param']);
+    assert.equal(full.values.get('currencyId'), 'EUR');
+    assert.equal(full.values.get('vendor'), "O'Brien & Sons");
+    assert.equal(full.values.get('url'), 'https://demo-shop.example/p?a=1&b="2"');
+
     const described = offers.get('C-2')!;
-    assert.deepEqual(described.tags, ['name', 'vendorCode', 'price', 'currencyId', 'categoryId', 'picture', 'description']);
+    assert.deepEqual(described.tags, ['price', 'currencyId', 'categoryId', 'picture', 'name', 'vendorCode', 'description']);
     assert.equal(described.values.get('description'), 'Desc <b>&</b>');
   });
 
@@ -183,7 +201,7 @@ describe('yml writer (CONTRACT §6.1)', () => {
     const list = [normalizeItem({ offer_id: 'A-100', name: 'Phone', price: 19990, old_price: 21990, vendor: 'V', barcode: '4601234567890', quantity: 3, url: 'https://x.example/p', attributes: { color: 'чёрный' } })];
     const catalog = await renderYml(list, buildMeta(list, { columns: profileColumns(profile.columns) }));
     const [offer] = catalog.offers;
-    assert.deepEqual(offer.tags, ['name', 'price', 'currencyId', 'categoryId', 'param', 'param']);
+    assert.deepEqual(offer.tags, ['price', 'currencyId', 'categoryId', 'name', 'param', 'param']);
     assert.deepEqual(offer.params, [
       ['Цвет', 'чёрный'],
       ['Выгружать', 'да'],
@@ -207,12 +225,12 @@ describe('yml writer (CONTRACT §6.1)', () => {
     ];
     const catalog = await renderYml(list, buildMeta(list, { columns }));
     const [boots, socks] = catalog.offers;
-    assert.deepEqual(boots.tags, ['name', 'vendorCode', 'price', 'oldprice', 'currencyId', 'categoryId', 'description', 'count', 'param', 'param']);
+    assert.deepEqual(boots.tags, ['price', 'oldprice', 'currencyId', 'categoryId', 'name', 'vendorCode', 'description', 'count', 'param', 'param']);
     assert.deepEqual(boots.params, [
       ['Закупка', '70.50'],
       ['Размер', '42'],
     ]);
-    assert.deepEqual(socks.tags, ['name', 'price', 'currencyId', 'categoryId']);
+    assert.deepEqual(socks.tags, ['price', 'currencyId', 'categoryId', 'name']);
     assert.equal(socks.values.get('currencyId'), 'EUR');
     assert.equal(catalog.currencies.get('EUR'), 'CB');
   });
@@ -224,5 +242,30 @@ describe('yml writer (CONTRACT §6.1)', () => {
     const text = Buffer.concat(chunks).toString('utf8');
     assert.equal(XMLValidator.validate(text), true);
     assert.equal((text.match(/<offer /g) ?? []).length, 100_000);
+    await assertValidYml({ name: 'yml-100k', body: text });
+  });
+});
+
+describe('the YML validator (Yandex shops.dtd via trang and jing) rejects what a DTD-validating importer rejects', () => {
+  const catalog = (shop: string, offer: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<yml_catalog date="2026-11-22T07:00:00+00:00"><shop>${shop}` +
+    '<currencies><currency id="RUR" rate="1"/></currencies><categories><category id="1">Прочее</category></categories>' +
+    `<offers><offer id="A" available="true">${offer}</offer></offers></shop></yml_catalog>\n`;
+  const shop = '<name>S</name><company>S</company><url>https://s.example</url>';
+  const offer = '<url>https://s.example/a</url><price>1.00</price><currencyId>RUR</currencyId><categoryId>1</categoryId><name>A</name><count>1</count>';
+
+  it('accepts a minimal catalog in the §6.1 order, with count as the one addition', async () => {
+    assert.deepEqual(await jingMessages([{ name: 'minimal', body: catalog(shop, offer) }]), []);
+  });
+
+  it('rejects the offer order CONTRACT §6.1 used before (name first)', async () => {
+    const old = '<name>A</name><url>https://s.example/a</url><price>1.00</price><currencyId>RUR</currencyId><categoryId>1</categoryId>';
+    const messages = await jingMessages([{ name: 'name-first', body: catalog(shop, old) }]);
+    assert.match(messages.join('\n'), /element "name" not allowed yet; missing required element "price"/);
+  });
+
+  it('rejects a shop without url, which is why the writer writes it empty', async () => {
+    const messages = await jingMessages([{ name: 'no-url', body: catalog('<name>S</name><company>S</company>', offer) }]);
+    assert.match(messages.join('\n'), /element "currencies" not allowed yet; missing required element "url"/);
   });
 });

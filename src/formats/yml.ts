@@ -2,12 +2,13 @@ import type { ExportColumn } from '../model/columns.js';
 import { formatMoney } from '../model/money.js';
 import type { PriceItem } from '../model/price-item.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
 import { escapeAttribute, escapeText, XML_DECLARATION, xmlValue } from './xml.js';
 
 /*
  * Yandex Market Language, CONTRACT §6.1. The element order inside <shop> and <offer> is
- * fixed by the YML schema; feed validators reject other orders.
+ * fixed by Yandex's shops.dtd (test/fixtures/yandex-shops.dtd; the tests validate every
+ * YML they make against it with jing): DTD-validating importers reject other orders.
  */
 
 /** Every YML parser knows the ruble as RUR; Yandex accepts it (CONTRACT §6.1). */
@@ -64,7 +65,10 @@ function profileShape(columns: readonly ExportColumn[]): OfferShape {
 function shopHeader(meta: ExportMeta): string {
   const { store, priceList } = meta;
   let text = `${XML_DECLARATION}<yml_catalog date="${ymlDate(priceList.publishedAt)}">\n<shop>\n`;
-  text += textElement('name', store.name) + textElement('company', store.company ?? store.name) + textElement('url', store.url);
+  text += textElement('name', store.name) + textElement('company', store.company ?? store.name);
+  // shops.dtd requires <url>: a store without one gets it empty, so the feed stays valid
+  // and the marketplace names the one missing value instead of rejecting the structure.
+  text += element('url', escapeText(store.url ?? ''));
   text += '<currencies>\n';
   for (const code of priceList.currencies) {
     // The store's currency is the base (rate 1); others convert at the central bank's rate.
@@ -93,9 +97,6 @@ function offerLayout(meta: ExportMeta): TextLayout {
     header: shopHeader(meta),
     row(item) {
       let text = `<offer id="${escapeAttribute(item.offer_id)}" available="${item.available}">\n`;
-      text += textElement('name', item.name);
-      if (has('vendor')) text += textElement('vendor', item.vendor);
-      if (has('vendor_code')) text += textElement('vendorCode', item.vendor_code);
       if (has('url')) text += textElement('url', item.url);
       text += element('price', formatMoney(item.price));
       // A marketplace drops the discount when oldprice is not above price (CONTRACT §6.1).
@@ -103,8 +104,12 @@ function offerLayout(meta: ExportMeta): TextLayout {
       text += element('currencyId', escapeText(ymlCurrency(item.currency)));
       text += element('categoryId', String(categoryOf(item)));
       if (has('picture')) text += textElement('picture', item.picture);
+      text += textElement('name', item.name);
+      if (has('vendor')) text += textElement('vendor', item.vendor);
+      if (has('vendor_code')) text += textElement('vendorCode', item.vendor_code);
       if (has('description')) text += textElement('description', item.description);
       if (has('barcode')) text += textElement('barcode', item.barcode);
+      // count is newer than shops.dtd; it goes where Yandex's documentation puts stock, after barcode.
       if (has('quantity') && item.quantity !== null) text += element('count', String(item.quantity));
       return text + shape.params(item) + '</offer>\n';
     },
@@ -112,9 +117,11 @@ function offerLayout(meta: ExportMeta): TextLayout {
   };
 }
 
-export const ymlWriter: FormatWriter = {
+export const ymlWriter: ExportWriter = {
   format: 'yml',
   extension: 'yml',
+  // The offer elements read fields beyond the columns; every offer names its category.
+  needs: { fields: 'all', categories: true },
   contentType: () => 'application/xml; charset=utf-8',
   render: (batches, meta) => renderText(batches, offerLayout(meta), UTF8_NO_BOM),
 };

@@ -60,6 +60,7 @@ for (const dialect of DIALECTS) {
       assertProblem(await get(t.app, '/WebApi/CampaignDataLatestGet/'), 401, 'missing_key');
       assertProblem(await get(t.app, '/api/export/latest'), 401, 'missing_key');
       assertProblem(await get(t.app, '/api/export/latest?key='), 401, 'missing_key');
+      assertProblem(await get(t.app, '/api/export/check?format=yml'), 401, 'missing_key');
     });
 
     test('401 invalid_key: malformed, wrong checksum, unknown', async () => {
@@ -67,6 +68,7 @@ for (const dialect of DIALECTS) {
       for (const key of ['pex_short', wrongChecksum, 'unknown-legacy-key', 'has space']) {
         assertProblem(await get(t.app, `/api/me`, { 'x-api-key': key }), 401, 'invalid_key');
         assertProblem(await get(t.app, `/api/export/latest?key=${encodeURIComponent(key)}`), 401, 'invalid_key');
+        assertProblem(await get(t.app, `/api/export/check?format=yml&key=${encodeURIComponent(key)}`), 401, 'invalid_key');
       }
     });
 
@@ -95,7 +97,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('405 method_not_allowed with Allow, before the key is checked', async () => {
-      for (const url of [`/api/me`, `/api/export/latest?key=${keyA}`, `/WebApi/CampaignDataLatestGet/${keyA}`]) {
+      for (const url of [`/api/me`, `/api/export/latest?key=${keyA}`, `/WebApi/CampaignDataLatestGet/${keyA}`, `/api/export/check?key=${keyA}&format=yml`]) {
         const response = await get(t.app, url, {}, 'POST');
         assertProblem(response, 405, 'method_not_allowed');
         assert.equal(response.headers.allow, 'GET, HEAD');
@@ -131,7 +133,7 @@ for (const dialect of DIALECTS) {
       assert.equal(me.price_list.available_count, 1);
       assert.ok(keyA.startsWith(me.key.prefix));
       assert.ok(me.key.last_used_at);
-      assert.deepEqual(me.formats, ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml']);
+      assert.deepEqual(me.formats, ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml', 'commerceml', 'google']);
       assert.match(me.exports.campaign_data, /\/WebApi\/CampaignDataLatestGet\/\{api_key\}$/);
       assert.match(me.exports.export_latest, /\/api\/export\/latest\?key=\{api_key\}$/);
       assert.ok(!response.body.includes(keyA));

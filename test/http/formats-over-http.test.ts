@@ -8,6 +8,7 @@ import iconv from 'iconv-lite';
 import { putProfile } from '../../src/domain/profiles.js';
 import { DIALECTS } from '../support/dialects.js';
 import { createTestApp, findKeyLeaks, get, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
+import { assertValidYml } from '../support/yml-validator.js';
 
 /** Awkward values: Cyrillic, emoji, quotes, separators, line breaks, a formula-looking name, absent fields, tiny and large prices. */
 const ITEMS = [
@@ -92,6 +93,14 @@ const READERS: Record<string, Reader> = {
   },
 };
 
+/** GETs a YML address and checks the body with jing against Yandex's shops.dtd; `label` names it (never the key). */
+async function getValidYml(app: TestApp['app'], url: string, label: string) {
+  const response = await get(app, url);
+  assert.equal(response.statusCode, 200, response.body);
+  await assertValidYml({ name: label, body: response.rawPayload });
+  return response;
+}
+
 for (const dialect of DIALECTS) {
   describe(`every format over HTTP, read back by an independent parser (${dialect})`, () => {
     let t: TestApp;
@@ -127,10 +136,9 @@ for (const dialect of DIALECTS) {
       }
     }
 
-    test('yml: offers in order, filtered, every currencyId and categoryId declared, no oldprice at or below price', async () => {
+    test('yml: offers in order, filtered, every currencyId and categoryId declared, no oldprice at or below price, valid by the DTD', async () => {
       for (const onlyAvailable of [false, true]) {
-        const response = await get(t.app, `/WebApi/CampaignDataLatestGet/${key}?format=YML${onlyAvailable ? '&only_available=1' : ''}`);
-        assert.equal(response.statusCode, 200);
+        const response = await getValidYml(t.app, `/WebApi/CampaignDataLatestGet/${key}?format=YML${onlyAvailable ? '&only_available=1' : ''}`, `legacy-${onlyAvailable}`);
         assert.equal(response.headers['content-type'], 'application/xml; charset=utf-8');
         const doc = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(response.body);
         const shop = doc.yml_catalog.shop;
@@ -150,8 +158,9 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    test('yml with a profile keeps the required elements and turns other columns into params', async () => {
-      const response = await get(t.app, `/api/export/latest?key=${key}&format=yml&profile_id=${profileId}`);
+    test('yml with a profile keeps the required elements and turns other columns into params, valid by the DTD', async () => {
+      await getValidYml(t.app, `/api/export/latest?key=${key}&format=yml&profile_id=${profileId}&only_available=true`, 'profile-available');
+      const response = await getValidYml(t.app, `/api/export/latest?key=${key}&format=yml&profile_id=${profileId}`, 'profile');
       const doc = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(response.body);
       const offer = [doc.yml_catalog.shop.offers.offer].flat()[0];
       for (const required of ['name', 'price', 'currencyId', 'categoryId']) assert.ok(offer[required] !== undefined, required);
@@ -162,7 +171,7 @@ for (const dialect of DIALECTS) {
 
     test('yml category ids stay the same after a republication that adds a category', async () => {
       const ids = async () => {
-        const doc = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse((await get(t.app, `/api/export/latest?key=${key}&format=yml`)).body);
+        const doc = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse((await getValidYml(t.app, `/api/export/latest?key=${key}&format=yml`, 'categories')).body);
         return new Map([doc.yml_catalog.shop.categories.category].flat().map((c: Record<string, string>) => [c['#text'], c['@_id']]));
       };
       const before = await ids();
@@ -200,6 +209,7 @@ for (const dialect of DIALECTS) {
       const tags = new Set<string>();
       for (const url of urls) {
         const plain = await get(t.app, url);
+        if (url.endsWith('format=yml')) await assertValidYml({ name: 'etag-yml', body: plain.rawPayload });
         tags.add(String(plain.headers.etag));
         assert.equal((await get(t.app, url, { 'if-none-match': String(plain.headers.etag) })).statusCode, 304);
         assert.equal((await get(t.app, url, { 'if-modified-since': String(plain.headers['last-modified']) })).statusCode, 304);

@@ -87,6 +87,12 @@ and never put into this page's address.</p>
   <h3 id="preview-title">Preview</h3>
   <p id="preview-status" class="message" role="status" aria-live="polite" hidden></p>
   <pre id="preview" tabindex="0" aria-labelledby="preview-title" hidden></pre>
+
+  <!-- Feed check (CONTRACT §14, issue #17): the chosen format's marketplace limits, counts and first offenders. -->
+  <h3 id="feed-check-title">Feed check</h3>
+  <p id="feed-check-status" class="message" role="status" aria-live="polite" hidden></p>
+  <pre id="feed-check" tabindex="0" aria-labelledby="feed-check-title" hidden></pre>
+  <!-- /Feed check -->
 </section>
 
 <footer><a href="docs">API documentation</a></footer>

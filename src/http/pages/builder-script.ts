@@ -13,7 +13,7 @@ export const BUILDER_JS = String.raw`'use strict';
   var PREVIEW_LINES = 20;
   var PREVIEW_MAX_BYTES = 64 * 1024;
   var PREVIEW_LINE_CHARS = 400;
-  var FORMAT_NAMES = { csv: 'CSV', tsv: 'TSV (tab-separated)', xlsx: 'Excel workbook (xlsx)', json: 'JSON', xml: 'XML', yml: 'YML (Yandex Market)' };
+  var FORMAT_NAMES = { csv: 'CSV', tsv: 'TSV (tab-separated)', xlsx: 'Excel workbook (xlsx)', json: 'JSON', xml: 'XML', yml: 'YML (Yandex Market)', commerceml: 'CommerceML 2 (1C offers)', google: 'Google Merchant feed' };
   // CONTRACT section 3: the summary is a workbook only; the price list's default is the legacy CSV.
   var KINDS = {
     campaign_data: { defaultFormat: 'csv', formats: null, path: '/WebApi/CampaignDataLatestGet/{api_key}' },
@@ -210,7 +210,50 @@ export const BUILDER_JS = String.raw`'use strict';
     el('address').value = buildAddress();
     el('copy-status').textContent = '';
     schedulePreview();
+    scheduleFeedCheck();
   }
+
+  // --- Feed check (CONTRACT section 14, issue #17): one block, from here to "end of feed check". ---
+  var CHECKED_FORMATS = ['yml', 'google', 'commerceml', 'xlsx'];
+  var feedCheckTimer = null;
+  var feedCheckSeq = 0;
+
+  /** For the chosen format, when it has a check: each rule's count, and the first offenders of each broken rule. */
+  function scheduleFeedCheck() {
+    clearTimeout(feedCheckTimer);
+    var seq = ++feedCheckSeq;
+    var format = el('format').value || 'csv';
+    el('feed-check').hidden = true;
+    if (chosenKind() === 'summary' || CHECKED_FORMATS.indexOf(format) === -1 || !checked.me.price_list) {
+      say(el('feed-check-status'), '', 'The feed check covers ' + CHECKED_FORMATS.join(', ') + ' exports.');
+      return;
+    }
+    say(el('feed-check-status'), '', 'Checking the feed…');
+    feedCheckTimer = setTimeout(async function () {
+      var params = ['key=' + encodeURIComponent(checked.key), 'format=' + format];
+      if (el('profile').value) params.push('profile_id=' + encodeURIComponent(el('profile').value));
+      if (el('only-available').checked) params.push('only_available=true');
+      try {
+        var response = await fetch('api/export/check?' + params.join('&'), { cache: 'no-store', credentials: 'omit' });
+        if (seq !== feedCheckSeq) return;
+        if (!response.ok) return say(el('feed-check-status'), 'error', await problemMessage(response));
+        var result = await response.json();
+        if (seq !== feedCheckSeq) return;
+        var broken = result.rules.filter(function (r) { return r.count > 0; });
+        say(el('feed-check-status'), broken.length ? 'warning' : '', broken.length
+          ? broken.length + ' of ' + result.rules.length + ' rules are broken (' + result.checked + ' items checked):'
+          : 'All ' + result.rules.length + ' rules pass (' + result.checked + ' items checked).');
+        el('feed-check').textContent = result.rules.map(function (r) {
+          var line = (r.count ? '[!] ' : '[ok] ') + r.description + ': ' + r.count;
+          return line + r.offenders.map(function (o) { return '\n    ' + (o.offer_id === null ? 'store' : o.offer_id) + ': ' + o.value; }).join('');
+        }).join('\n');
+        el('feed-check').hidden = false;
+      } catch (e) {
+        if (seq === feedCheckSeq) say(el('feed-check-status'), 'error', 'The feed check could not be loaded: the service cannot be reached.');
+      }
+    }, 300);
+  }
+  // --- end of feed check ---
 
   function stopPreview() {
     clearTimeout(previewTimer);
@@ -218,6 +261,10 @@ export const BUILDER_JS = String.raw`'use strict';
     if (previewAbort) previewAbort.abort();
     previewAbort = null;
     say(el('preview-status'), '', '');
+    clearTimeout(feedCheckTimer);
+    feedCheckSeq++;
+    say(el('feed-check-status'), '', '');
+    el('feed-check').hidden = true;
     el('preview').hidden = true;
     el('preview').textContent = '';
   }

@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../../config/config.js';
 import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/codes.js';
 import { ProblemSchema } from '../schemas/problem.js';
+import { FeedCheckSchema } from '../schemas/feed-check.js';
 import { MeSchema } from '../schemas/me.js';
 
 /** When each public code answers: CONTRACT §4's table, in the words a key holder needs. */
@@ -42,6 +43,7 @@ const DESCRIPTION =
     'Rate limits count whole clock minutes. Only a wrong or revoked key counts against the client address; a missing key does not. A client over its wrong-key limit is refused even with a right key.',
     'XML and YML drop characters XML 1.0 cannot carry; publishing refuses them in the first place (only tab, LF and CR among control characters).',
     'YML: items without a category go under one default category named `Other`; category ids never change for a path.',
+    'YML follows Yandex\'s `shops.dtd` (element order, required elements): a store without a url gets an empty shop `<url>`. An `only_available` YML with nothing available has an empty `<offers>`, and a currency outside the DTD\'s list is written as published.',
     'XLSX: booleans are TRUE/FALSE cells; a sheet past Excel\'s 1,048,575 data rows continues on `Prices (2)` (`Matrix (2)`, `Offers (2)`).',
     'Summary: rank and gap are empty for a product without competitor prices; `difference` is our price minus theirs, `difference_%` relative to theirs; price indices skip products whose price is 0.',
     'While shutting down, the service answers new requests 503 with `Retry-After` and finishes downloads in progress.',
@@ -106,6 +108,7 @@ function docsCsp(config: Readonly<Config>): string {
 export async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
   app.addSchema(ProblemSchema);
   app.addSchema(MeSchema);
+  app.addSchema(FeedCheckSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

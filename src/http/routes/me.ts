@@ -1,15 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
 import { storeVersions } from '../../domain/versions.js';
-import { EXPORT_FORMATS } from '../../formats/types.js';
 import type { Store } from '../../store/types.js';
-import { publicRoute } from '../public-route.js';
+import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
-import { firstString } from './exports.js';
 
 /** Address 1 of CONTRACT §3. */
-export function registerMeRoute(app: FastifyInstance, store: Store, gate: RequestGate, publicBase: (host: string | undefined, protocol: string) => string): void {
+export function registerMeRoute(
+  app: FastifyInstance,
+  store: Store,
+  gate: RequestGate,
+  publicBase: (host: string | undefined, protocol: string) => string,
+  formats: readonly string[],
+): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const presented = firstString(request.headers['x-api-key']);
     const lookup = await gate.admit(request, () => authenticate(store, presented));
@@ -36,7 +40,7 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
         version: v.version, published_at: v.published_at.toISOString(), item_count: v.item_count, available_count: v.available_count, state: v.state, source: v.source,
       })),
       profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
-      formats: [...EXPORT_FORMATS],
+      formats: [...formats],
       exports: {
         campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,
         export_latest: `${base}/api/export/latest?key={api_key}`,

@@ -32,8 +32,9 @@ export async function registerPriceListRoutes(parent: FastifyInstance, store: St
       try {
         const force = request.query.force === 'true' || request.query.force === '1';
         const published = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body), { force, keepVersions });
-        // 202: stored as a held version, not served until released (CONTRACT §10).
-        return reply.code(published.state === 'held' ? 202 : 201).send(publicationView(published, published.state, 'publish', published.diff));
+        // 202: stored as a held version, not served until released (CONTRACT §10). The feed
+        // check's counts ride along as warnings; they never refuse a publication (CONTRACT §14).
+        return reply.code(published.state === 'held' ? 202 : 201).send({ ...publicationView(published, published.state, 'publish', published.diff), warnings: published.warnings });
       } catch (error) {
         // A client that went away mid-upload is not a server fault: no 500, no error log line.
         throw withProblemList(!isAppError(error) && !body.complete ? cutOff() : error);

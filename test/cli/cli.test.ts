@@ -80,12 +80,14 @@ describe('the command line', () => {
     assert.deepEqual([answer.version, answer.state, answer.diff.added, answer.diff.removed], [4, 'latest', 1, 2]);
   });
 
-  test('publish prints the feed check counts as warnings on stderr, still publishes, and keeps stdout the version', () => {
+  test('publish prints the feed check counts as warnings on stderr, still publishes, and keeps stdout the version and its diff', () => {
     const ndjson = join(dir, 'warned.ndjson');
     writeFileSync(ndjson, `${JSON.stringify({ offer_id: 'W1', name: 'W'.repeat(151), price: 96, old_price: 100, barcode: '12345678901' })}\n`);
-    const result = cli(['publish', '--store', 'cli-shop', ndjson]);
+    // Forced: it replaces the whole earlier list, which the guard would hold.
+    const result = cli(['publish', '--store', 'cli-shop', ndjson, '--force']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^\d+\n$/);
+    assert.match(result.stdout, /^version \d+: published/);
+    assert.doesNotMatch(result.stdout, /warning/);
     assert.match(result.stderr, /warning: yml: 1 item\(s\) break "offer name at most 150 characters" \(offer_name_length\)/);
     assert.match(result.stderr, /warning: yml: 1 item\(s\) break "barcode of 8, 12 or 13 digits" \(barcode_digits\)/);
     assert.match(result.stderr, /warning: yml: 1 item\(s\) break "discount \(oldprice above price\) between 5 % and 95 %"/);

@@ -12,7 +12,7 @@ import { DIALECTS } from '../support/dialects.js';
 import { createTestApp, get, storeWithKey, type TestApp } from '../support/test-app.js';
 import { items, publish } from './versions-support.js';
 
-const FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml'] as const;
+const FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml', 'commerceml', 'google'] as const;
 
 const problem = (response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) => {
   assert.equal(response.statusCode, status, response.body);

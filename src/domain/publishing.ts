@@ -1,5 +1,6 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
 import { DEFAULT_HISTORY_VERSIONS, type PublicationDiff } from '../model/versions.js';
+import type { Metrics } from '../metrics/interface.js';
 import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
 import { warningsOf, type FeedWarning } from '../model/feed-check.js';
 import { publicationTallies } from './feed-check.js';
@@ -20,6 +21,10 @@ export interface PublishOptions {
   force?: boolean;
   /** HISTORY_VERSIONS: published versions kept per store. */
   keepVersions?: number;
+  /** The longest text field, in characters (MAX_FIELD_CHARS); a longer one is a bad row. */
+  maxFieldChars?: number;
+  /** Counts the publication by verdict, with its seconds (the serving process's metrics; none for the CLI). */
+  metrics?: Metrics;
 }
 
 /**
@@ -33,9 +38,25 @@ export type PublishedVersion = PriceListRecord & { state: 'latest' | 'held'; dif
  * If any row is bad, nothing is published, every bad row is reported, and the previous
  * list stays latest. The feed check's rules run over the items as they pass (no second read).
  * A good list then passes the store's guard (CONTRACT §10): it is published, published with
- * some items quarantined, or stored as a held version.
+ * some items quarantined, or stored as a held version. Counted in `options.metrics` by that
+ * verdict (`published`, `quarantined`, `held`), or `refused` for a bad row or file.
  */
 export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedVersion> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  try {
+    const list = await publishUnmeasured(store, storeId, rows, options);
+    const verdict = list.diff.verdict === 'held' ? 'held' : list.diff.verdict === 'published_with_quarantine' ? 'quarantined' : 'published';
+    options.metrics?.publication(verdict, seconds());
+    return list;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'invalid_publication') options.metrics?.publication('refused', seconds());
+    throw error;
+  }
+}
+
+/** publishPriceList without the metrics. */
+async function publishUnmeasured(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedVersion> {
   const owner = await store.getStore(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
@@ -85,7 +106,7 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         report(rowNumber, row.position, `not valid JSON: ${row.raw.message}`);
         continue;
       }
-      const result = normalizeItem(row.raw, owner.currency, row.text);
+      const result = normalizeItem(row.raw, owner.currency, row.text, options.maxFieldChars);
       if (result.problems) {
         report(rowNumber, row.position, result.problems.join('; '));
         continue;

@@ -4,7 +4,7 @@ import { discardHeld, listVersions, releaseHeld, releaseQuarantine, rollback, sh
 import { formatMoney } from '../model/money.js';
 import type { GuardPolicy, PublicationDiff } from '../model/versions.js';
 import type { PriceListRecord } from '../store/types.js';
-import { options, required, usageError, withStore, type Out } from './commands.js';
+import { options, required, usageError, withOpenStore, type OpenDatabase, type Out } from './commands.js';
 import { diffTable } from './diff-table.js';
 
 /** The commands of CONTRACT §10, as USAGE lists them. */
@@ -49,12 +49,12 @@ const guardText = (policy: GuardPolicy) =>
   [`max_removed_pct     ${policy.max_removed_pct}`, `max_price_drop_pct  ${policy.max_price_drop_pct}`, `max_price_rise_pct  ${policy.max_price_rise_pct}`,
     `min_items           ${policy.min_items}`, `zero_price          ${policy.zero_price}`].join('\n');
 
-type Command = (args: string[], out: Out) => Promise<number>;
+type Command = (args: string[], out: Out, open: OpenDatabase) => Promise<number>;
 
 export const VERSION_COMMANDS: Record<string, Command> = {
-  versions: async (args, out) => {
+  versions: async (args, out, open) => {
     const { values } = options(args, { store: { type: 'string' }, json: { type: 'boolean' } });
-    const versions = await withStore((store) => listVersions(store, required(values.store, 'store')));
+    const versions = await withOpenStore(open, (store) => listVersions(store, required(values.store, 'store')));
     if (values.json) {
       line(out, JSON.stringify(versions, null, 2));
       return 0;
@@ -67,34 +67,34 @@ export const VERSION_COMMANDS: Record<string, Command> = {
     return 0;
   },
 
-  rollback: async (args, out) => {
+  rollback: async (args, out, open) => {
     const { values } = options(args, { store: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } });
     const storeId = required(values.store, 'store');
     const to = positiveInteger(values.to, 'to');
-    const { list, diff, restored } = await withStore((store) => rollback(store, storeId, to, keep()));
+    const { list, diff, restored } = await withOpenStore(open, (store) => rollback(store, storeId, to, keep()));
     return printChange(out, storeId, list, 'latest', 'rollback', diff, values.json, restored ?? null);
   },
 
-  'publication release': async (args, out) => {
+  'publication release': async (args, out, open) => {
     const { values } = options(args, { store: { type: 'string' }, version: { type: 'string' }, json: { type: 'boolean' } });
     const storeId = required(values.store, 'store');
     const version = positiveInteger(required(values.version, 'version'), 'version')!;
-    const { list, diff } = await withStore((store) => releaseHeld(store, storeId, version, keep()));
+    const { list, diff } = await withOpenStore(open, (store) => releaseHeld(store, storeId, version, keep()));
     return printChange(out, storeId, list, 'latest', 'publish', { ...diff, verdict: 'published' }, values.json);
   },
 
-  'publication discard': async (args, out) => {
+  'publication discard': async (args, out, open) => {
     const { values } = options(args, { store: { type: 'string' }, version: { type: 'string' } });
     const storeId = required(values.store, 'store');
     const version = positiveInteger(required(values.version, 'version'), 'version')!;
-    await withStore((store) => discardHeld(store, storeId, version));
+    await withOpenStore(open, (store) => discardHeld(store, storeId, version));
     line(out, `discarded version ${version}`);
     return 0;
   },
 
-  'quarantine show': async (args, out) => {
+  'quarantine show': async (args, out, open) => {
     const { values } = options(args, { store: { type: 'string' }, json: { type: 'boolean' } });
-    const { count, items } = await withStore((store) => showQuarantine(store, required(values.store, 'store')));
+    const { count, items } = await withOpenStore(open, (store) => showQuarantine(store, required(values.store, 'store')));
     const shown = items.map((i) => ({ offer_id: i.offer_id, check: i.check, served_price: i.old_price === null ? null : formatMoney(i.old_price), proposed_price: i.new_price === null ? null : formatMoney(i.new_price) }));
     if (values.json) {
       line(out, JSON.stringify({ count, items: shown }, null, 2));
@@ -105,23 +105,23 @@ export const VERSION_COMMANDS: Record<string, Command> = {
     return 0;
   },
 
-  'quarantine release': async (args, out) => {
+  'quarantine release': async (args, out, open) => {
     const { values } = options(args, { store: { type: 'string' }, offer: { type: 'string', multiple: true }, all: { type: 'boolean' }, json: { type: 'boolean' } });
     const storeId = required(values.store, 'store');
     const offers = values.offer ?? [];
     if ((offers.length > 0) === Boolean(values.all)) throw usageError('give either --offer ID (repeatable) or --all');
-    const { list, diff } = await withStore((store) => releaseQuarantine(store, storeId, values.all ? null : offers, keep()));
+    const { list, diff } = await withOpenStore(open, (store) => releaseQuarantine(store, storeId, values.all ? null : offers, keep()));
     return printChange(out, storeId, list, 'latest', 'publish', diff, values.json);
   },
 
-  'guard show': async (args, out) => {
+  'guard show': async (args, out, open) => {
     const { values } = options(args, { store: { type: 'string' }, json: { type: 'boolean' } });
-    const policy = await withStore((store) => getGuard(store, required(values.store, 'store')));
+    const policy = await withOpenStore(open, (store) => getGuard(store, required(values.store, 'store')));
     line(out, values.json ? JSON.stringify(policy, null, 2) : guardText(policy));
     return 0;
   },
 
-  'guard set': async (args, out) => {
+  'guard set': async (args, out, open) => {
     const { values } = options(args, {
       store: { type: 'string' }, 'max-removed-pct': { type: 'string' }, 'max-price-drop-pct': { type: 'string' }, 'max-price-rise-pct': { type: 'string' },
       'min-items': { type: 'string' }, 'zero-price': { type: 'string' },
@@ -133,7 +133,7 @@ export const VERSION_COMMANDS: Record<string, Command> = {
     };
     if (Object.values(change).every((v) => v === undefined)) throw usageError('give at least one guard value to set');
     parseGuardChange(change); // refused before the database is opened
-    const policy = await withStore((store) => setGuard(store, storeId, change));
+    const policy = await withOpenStore(open, (store) => setGuard(store, storeId, change));
     line(out, guardText(policy));
     return 0;
   },

@@ -3,8 +3,7 @@ import { formatMoney } from '../model/money.js';
 import {
   DEFAULT_GUARD, LIST_LEVEL_CHECKS, MAX_OFFENDERS, type GuardCheck, type GuardPolicy, type PublicationDiff, type TrippedCheck,
 } from '../model/versions.js';
-import type { PriceListRecord, Store } from '../store/types.js';
-import type { ItemCheck, ListCounts, RawOffender } from '../store/versions-types.js';
+import type { ItemCheck, ListCounts, PriceListRecord, RawOffender, Store } from '../store/types.js';
 import { getStoreOrFail } from './stores.js';
 
 /** The range of each numeric guard value (whole numbers). */

@@ -1,7 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import type { PublicationDiff, VersionSummary } from '../model/versions.js';
-import type { PriceListRecord, Store } from '../store/types.js';
-import type { QuarantinedItem, VersionRow } from '../store/versions-types.js';
+import type { PriceListRecord, QuarantinedItem, Store, VersionRow } from '../store/types.js';
 import { diffWithoutGuard } from './guard.js';
 import { getStoreOrFail } from './stores.js';
 

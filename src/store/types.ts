@@ -8,6 +8,10 @@ import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
 import type { CommitOutcome, VersionStore } from './versions-types.js';
 
+export type {
+  CommitOutcome, ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
+} from './versions-types.js';
+
 export interface StoreRecord {
   id: string;
   name: string;

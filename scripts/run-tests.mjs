@@ -45,9 +45,10 @@ function reachable(url) {
  *   third-party readers (LibreOffice, openpyxl) of what the writers produce.
  */
 const TIERS = {
-  unit: ['test/unit/', 'src/domain/', /^src\/formats\/[^/]+\.test\.ts$/],
-  store: ['src/store/'],
-  http: ['test/http/', 'test/admin/', 'test/cache/'],
+  unit: ['test/unit/', 'src/domain/', /^src\/formats\/[^/]+\.test\.ts$/, 'src/model/', 'src/metrics/', 'src/http/content-coding.test.ts', 'src/render-cache/compression.test.ts'],
+  // test/versions: CONTRACT §10's storage and use cases (history, guard, quarantine, rollback) on every dialect.
+  store: ['src/store/', 'test/versions/'],
+  http: ['test/http/', 'test/admin/', 'test/cache/', 'test/domain/', 'test/operations/'],
   system: ['test/cli/', 'test/robustness/', 'test/multi-instance/', 'test/browser/', 'src/formats/xlsx/'],
 };
 

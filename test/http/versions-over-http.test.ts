@@ -10,7 +10,7 @@ import { putProfile } from '../../src/domain/profiles.js';
 import { releaseHeld, releaseQuarantine, rollback } from '../../src/domain/versions.js';
 import { DIALECTS } from '../support/dialects.js';
 import { createTestApp, get, storeWithKey, type TestApp } from '../support/test-app.js';
-import { items, publish } from './versions-support.js';
+import { items, publish } from '../versions/versions-support.js';
 
 const FORMATS = ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml', 'commerceml', 'google'] as const;
 

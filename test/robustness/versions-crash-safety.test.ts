@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { killStrayChildren, runCli, sleep, spawnCli } from '../robustness/child-service.js';
+import { killStrayChildren, runCli, sleep, spawnCli } from './child-service.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 
 const COUNT = 120_000;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ADMIN_TOKEN, startAdminHarness, type AdminHarness } from '../admin/admin-harness.js';
+import { ADMIN_TOKEN, startAdminHarness, type AdminHarness } from './admin-harness.js';
 import { DIALECTS } from '../support/dialects.js';
 
 const AUTH = { authorization: `Bearer ${ADMIN_TOKEN}` };

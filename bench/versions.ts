@@ -19,8 +19,8 @@ import type { SourceRow } from '../src/domain/publication-source.js';
 import { publishPriceList } from '../src/domain/publishing.js';
 import { createStore } from '../src/domain/stores.js';
 import { rollback } from '../src/domain/versions.js';
-import { openStore } from '../src/store/factory.js';
-import type { Store } from '../src/store/types.js';
+import { openDatabase } from '../src/store/factory.js';
+import type { Database } from '../src/store/types.js';
 import { rawItem } from './bench-data.js';
 
 const COUNT = Number(process.argv[2] ?? 1_000_000);
@@ -38,39 +38,39 @@ async function* rows(repriced: boolean): AsyncGenerator<SourceRow> {
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
-async function measure(label: string, url: string, other: () => Promise<Store>, size: () => Promise<number>): Promise<void> {
-  const store = await openStore(url);
-  await store.migrate();
-  await createStore(store, { id: 'bench', name: 'Bench' });
+async function measure(label: string, url: string, other: () => Promise<Database>, size: () => Promise<number>): Promise<void> {
+  const db = await openDatabase(url);
+  await db.migrate();
+  await createStore(db, { id: 'bench', name: 'Bench' });
   const empty = await size();
 
   let start = process.hrtime.bigint();
-  const v1 = await publishPriceList(store, 'bench', rows(false));
+  const v1 = await publishPriceList(db, 'bench', rows(false));
   const firstSeconds = seconds(start);
   const oneVersion = await size();
 
   start = process.hrtime.bigint();
-  const v2 = await publishPriceList(store, 'bench', rows(true));
+  const v2 = await publishPriceList(db, 'bench', rows(true));
   const secondSeconds = seconds(start);
   const twoVersions = await size();
   // The guard's share of that publication: the same comparison, timed alone.
   start = process.hrtime.bigint();
-  const diff = await judge(store, v2.items_list_id, v1, DEFAULT_GUARD);
+  const diff = await judge(db, v2.items_list_id, v1, DEFAULT_GUARD);
   const guardSeconds = seconds(start);
 
   // Rollback: visible to another connection (as to another instance) at its commit.
   const reader = await other();
   start = process.hrtime.bigint();
-  const change = store.versions.rollback('bench', v1.version, 10);
+  const change = db.versions.rollback('bench', v1.version, 10);
   const list = (await change)!;
-  const visible = (await reader.getLatestPriceList('bench'))!;
+  const visible = (await reader.priceLists.latest('bench'))!;
   const visibleSeconds = seconds(start);
   if (visible.version !== list.version) throw new Error('the rollback is not visible to another connection');
   start = process.hrtime.bigint();
-  const full = await rollback(store, 'bench', v2.version, 10);
+  const full = await rollback(db, 'bench', v2.version, 10);
   const fullSeconds = seconds(start);
   await reader.close();
-  await store.close();
+  await db.close();
 
   console.log(`${label}, ${COUNT.toLocaleString('en-US')} items`);
   console.log(`  publish v1 (no latest)           ${firstSeconds.toFixed(2)} s`);
@@ -83,7 +83,7 @@ const dir = mkdtempSync(join(tmpdir(), 'price-export-bench-versions-'));
 try {
   const file = join(dir, 'bench.db');
   const fileSize = async () => ['', '-wal'].reduce((sum, suffix) => { try { return sum + statSync(file + suffix).size; } catch { return sum; } }, 0);
-  await measure('SQLite', `sqlite:${file}`, () => openStore(`sqlite:${file}`), async () => {
+  await measure('SQLite', `sqlite:${file}`, () => openDatabase(`sqlite:${file}`), async () => {
     // Checkpointed first, so the figure is the database file's own size.
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(file);
@@ -99,7 +99,7 @@ try {
   const url = new URL(PG_ADMIN);
   url.pathname = `/${name}`;
   try {
-    await measure('PostgreSQL', url.toString(), () => openStore(url.toString()), async () => {
+    await measure('PostgreSQL', url.toString(), () => openDatabase(url.toString()), async () => {
       const { rows } = await admin.query('SELECT pg_database_size($1) AS size', [name]);
       return Number(rows[0].size);
     });

@@ -3,7 +3,7 @@ import { formatMoney } from '../model/money.js';
 import {
   DEFAULT_GUARD, LIST_LEVEL_CHECKS, MAX_OFFENDERS, type GuardCheck, type GuardPolicy, type PublicationDiff, type TrippedCheck,
 } from '../model/versions.js';
-import type { ItemCheck, ListCounts, PriceListRecord, RawOffender, Store } from '../store/types.js';
+import type { ItemCheck, ListCounts, PriceListRecord, RawOffender, Database } from '../store/types.js';
 import { getStoreOrFail } from './stores.js';
 
 /** The range of each numeric guard value (whole numbers). */
@@ -41,16 +41,16 @@ export function parseGuardChange(input: Record<string, unknown>): Partial<GuardP
 }
 
 /** The store's guard policy: its own, or the defaults. */
-export async function getGuard(store: Store, storeId: string): Promise<GuardPolicy> {
-  await getStoreOrFail(store, storeId);
-  return (await store.versions.getGuard(storeId)) ?? { ...DEFAULT_GUARD };
+export async function getGuard(db: Database, storeId: string): Promise<GuardPolicy> {
+  await getStoreOrFail(db, storeId);
+  return (await db.versions.getGuard(storeId)) ?? { ...DEFAULT_GUARD };
 }
 
 /** Changes some of the store's guard values (the rest keep theirs) and answers the whole policy. */
-export async function setGuard(store: Store, storeId: string, input: Record<string, unknown>): Promise<GuardPolicy> {
+export async function setGuard(db: Database, storeId: string, input: Record<string, unknown>): Promise<GuardPolicy> {
   const change = parseGuardChange(input);
-  const policy = { ...(await getGuard(store, storeId)), ...change };
-  await store.versions.putGuard(storeId, policy);
+  const policy = { ...(await getGuard(db, storeId)), ...change };
+  await db.versions.putGuard(storeId, policy);
   return policy;
 }
 
@@ -62,8 +62,8 @@ const offendersOf = (raw: RawOffender[]) => raw.map((o) => ({ offer_id: o.offer_
  * database, judges them by `policy` (CONTRACT §10's table) and lists the first offenders of
  * each tripped check. `force` publishes whatever trips, but the diff still says what tripped.
  */
-export async function judge(store: Store, newItems: number, old: PriceListRecord | null, policy: GuardPolicy, force = false): Promise<PublicationDiff> {
-  const counts: ListCounts = await store.versions.compare(newItems, old?.items_list_id ?? null, policy);
+export async function judge(db: Database, newItems: number, old: PriceListRecord | null, policy: GuardPolicy, force = false): Promise<PublicationDiff> {
+  const counts: ListCounts = await db.versions.compare(newItems, old?.items_list_id ?? null, policy);
   const oldCount = old?.item_count ?? 0;
   const removed = oldCount - counts.matched;
   const trips: [GuardCheck, number, number | string][] = [];
@@ -79,7 +79,7 @@ export async function judge(store: Store, newItems: number, old: PriceListRecord
   for (const [check, count, limit] of trips) {
     const offenders = check === 'size' || !old && check === 'removed'
       ? []
-      : offendersOf(await store.versions.offenders(newItems, old?.items_list_id ?? -1, check as ItemCheck, policy, MAX_OFFENDERS));
+      : offendersOf(await db.versions.offenders(newItems, old?.items_list_id ?? -1, check as ItemCheck, policy, MAX_OFFENDERS));
     tripped.push({ check, count, limit, offenders });
   }
   const held = tripped.some((t) => LIST_LEVEL_CHECKS.includes(t.check));
@@ -97,8 +97,8 @@ export async function judge(store: Store, newItems: number, old: PriceListRecord
 }
 
 /** The diff of a version made without the guard (a rollback, a release): counts only. */
-export async function diffWithoutGuard(store: Store, list: PriceListRecord, old: PriceListRecord | null): Promise<PublicationDiff> {
-  const counts = await store.versions.compare(list.items_list_id, old?.items_list_id ?? null, DEFAULT_GUARD);
+export async function diffWithoutGuard(db: Database, list: PriceListRecord, old: PriceListRecord | null): Promise<PublicationDiff> {
+  const counts = await db.versions.compare(list.items_list_id, old?.items_list_id ?? null, DEFAULT_GUARD);
   return {
     compared_with: old?.version ?? null,
     added: counts.new_items - counts.matched,

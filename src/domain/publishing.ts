@@ -1,7 +1,7 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
 import { DEFAULT_HISTORY_VERSIONS, type PublicationDiff } from '../model/versions.js';
 import type { Metrics } from '../metrics/interface.js';
-import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
+import type { PriceListRecord, SequencedItem, Database } from '../store/types.js';
 import { warningsOf, type FeedWarning } from '../model/feed-check.js';
 import { publicationTallies } from './feed-check.js';
 import { getGuard, judge } from './guard.js';
@@ -41,11 +41,11 @@ export type PublishedVersion = PriceListRecord & { state: 'latest' | 'held'; dif
  * some items quarantined, or stored as a held version. Counted in `options.metrics` by that
  * verdict (`published`, `quarantined`, `held`), or `refused` for a bad row or file.
  */
-export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedVersion> {
+export async function publishPriceList(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedVersion> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   try {
-    const list = await publishUnmeasured(store, storeId, rows, options);
+    const list = await publishUnmeasured(db, storeId, rows, options);
     const verdict = list.diff.verdict === 'held' ? 'held' : list.diff.verdict === 'published_with_quarantine' ? 'quarantined' : 'published';
     options.metrics?.publication(verdict, seconds());
     return list;
@@ -56,11 +56,11 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
 }
 
 /** publishPriceList without the metrics. */
-async function publishUnmeasured(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedVersion> {
-  const owner = await store.getStore(storeId);
+async function publishUnmeasured(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedVersion> {
+  const owner = await db.stores.get(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
-  const draft = await store.beginPublication(storeId);
+  const draft = await db.priceLists.beginPublication(storeId);
   const tallies = publicationTallies(owner);
   const problems: (InputProblem & { row: number })[] = [];
   let problemCount = 0;
@@ -131,9 +131,9 @@ async function publishUnmeasured(store: Store, storeId: string, rows: AsyncItera
         problemCount,
       });
     }
-    const [latest, policy] = await Promise.all([store.getLatestPriceList(storeId), getGuard(store, storeId)]);
+    const [latest, policy] = await Promise.all([db.priceLists.latest(storeId), getGuard(db, storeId)]);
     // Compared in the database: the draft's rows are already there.
-    diff = await judge(store, draft.id, latest, policy, options.force);
+    diff = await judge(db, draft.id, latest, policy, options.force);
     list = await draft.commit(
       { item_count: seq, available_count: availableCount, currencies: [...currencies].sort(), category_paths: [...categoryPaths] },
       {
@@ -149,6 +149,6 @@ async function publishUnmeasured(store: Store, storeId: string, rows: AsyncItera
     throw error;
   }
   // After the commit, outside the try: nothing may abort a committed version.
-  await sweep(store, storeId);
+  await sweep(db, storeId);
   return { ...list, state: diff.verdict === 'held' ? 'held' : 'latest', diff, warnings: warningsOf(tallies.map((tally) => tally.result())) };
 }

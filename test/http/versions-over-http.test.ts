@@ -31,9 +31,9 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       t = await createTestApp(dialect);
-      key = await storeWithKey(t.store, storeId);
-      profileId = (await putProfile(t.store, storeId, { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] })).id;
-      await publish(t.store, storeId, items(6, (i) => 100 + i).map((it, i) => ({ ...it, available: i % 2 === 0, category: 'Cat / Sub' })));
+      key = await storeWithKey(t.db, storeId);
+      profileId = (await putProfile(t.db, storeId, { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] })).id;
+      await publish(t.db, storeId, items(6, (i) => 100 + i).map((it, i) => ({ ...it, available: i % 2 === 0, category: 'Cat / Sub' })));
       for (const format of FORMATS) {
         for (const query of variants(format)) {
           const response = await get(t.app, `/api/export/latest?key=${key}&${query}`);
@@ -41,7 +41,7 @@ for (const dialect of DIALECTS) {
           v1Answers.set(query, { body: response.rawPayload.toString('base64'), etag: String(response.headers.etag) });
         }
       }
-      await publish(t.store, storeId, items(6, (i) => 110 + i).map((it, i) => ({ ...it, available: i % 2 === 0, category: 'Cat / Sub' })));
+      await publish(t.db, storeId, items(6, (i) => 110 + i).map((it, i) => ({ ...it, available: i % 2 === 0, category: 'Cat / Sub' })));
     });
     after(async () => t.close());
 
@@ -81,7 +81,7 @@ for (const dialect of DIALECTS) {
       const before = await served();
 
       // 50 % of the items removed: held; nothing changes for fetchers; the held version is not served.
-      const held = await publish(t.store, storeId, items(3, () => 1));
+      const held = await publish(t.db, storeId, items(3, () => 1));
       assert.equal(held.state, 'held');
       assert.deepEqual(await served(), before);
       problem(await get(t.app, `/api/export/latest?key=${key}&version=${held.version}`), 404, 'version_not_found');
@@ -90,21 +90,21 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys(me.versions[0]).sort(), ['available_count', 'item_count', 'published_at', 'source', 'state', 'version']);
       assert.equal(me.price_list.version, 2);
 
-      await releaseHeld(t.store, storeId, held.version, 10);
+      await releaseHeld(t.db, storeId, held.version, 10);
       assert.deepEqual(await served(), ['A0=1', 'A1=1', 'A2=1']);
 
       // A0 back up by far more than 100 %: quarantined, served at 1 until released.
-      const q = await publish(t.store, storeId, items(3, (i) => (i === 0 ? 500 : 1)));
+      const q = await publish(t.db, storeId, items(3, (i) => (i === 0 ? 500 : 1)));
       assert.equal(q.diff.verdict, 'published_with_quarantine');
       const etagBefore = (await get(t.app, `/api/export/latest?key=${key}`)).headers.etag;
       assert.deepEqual(await served(), ['A0=1', 'A1=1', 'A2=1']);
-      await releaseQuarantine(t.store, storeId, null, 10);
+      await releaseQuarantine(t.db, storeId, null, 10);
       assert.deepEqual(await served(), ['A0=500', 'A1=1', 'A2=1']);
       assert.notEqual((await get(t.app, `/api/export/latest?key=${key}`)).headers.etag, etagBefore);
 
       // Rollback to version 2: served by the next request, under a new version and ETag.
       const etagBeforeRollback = (await get(t.app, `/api/export/latest?key=${key}`)).headers.etag;
-      const back = await rollback(t.store, storeId, 2, 10);
+      const back = await rollback(t.db, storeId, 2, 10);
       assert.deepEqual(await served(), before);
       const after = await get(t.app, `/api/export/latest?key=${key}`);
       assert.notEqual(after.headers.etag, etagBeforeRollback);

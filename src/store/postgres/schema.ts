@@ -77,7 +77,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // CONTRACT §10, as in ../sqlite/schema.ts.
   `
-  ALTER TABLE price_lists ADD COLUMN held boolean NOT NULL DEFAULT false;
+  ALTER TABLE price_lists ADD COLUMN held smallint NOT NULL DEFAULT 0;
   ALTER TABLE price_lists ADD COLUMN source text NOT NULL DEFAULT 'publish';
   ALTER TABLE price_lists ADD COLUMN items_of bigint;
   ALTER TABLE price_lists ADD COLUMN diff text;

@@ -4,7 +4,7 @@ import { getGuard, setGuard } from '../../../domain/guard.js';
 import { discardHeld, listVersions, releaseHeld, releaseQuarantine, rollback, showQuarantine } from '../../../domain/versions.js';
 import { AppError } from '../../../errors/app-error.js';
 import { formatMoney } from '../../../model/money.js';
-import type { Store } from '../../../store/types.js';
+import type { Database } from '../../../domain/records.js';
 import { guardSchema, quarantineReleaseSchema, rollbackSchema, storeSchema, versionSchema } from '../schemas.js';
 import { publicationView, versionView } from '../views.js';
 
@@ -14,27 +14,27 @@ const money = (cents: number | null) => (cents === null ? null : formatMoney(cen
  * Versions, the guard, quarantine and rollback (CONTRACT §10), the same operations as the
  * command line. `keepVersions` is HISTORY_VERSIONS.
  */
-export function registerVersionRoutes(parent: FastifyInstance, store: Store, keepVersions: number): void {
+export function registerVersionRoutes(parent: FastifyInstance, db: Database, keepVersions: number): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/admin/stores/:id/versions', { schema: storeSchema }, async (request) => ({
-    versions: (await listVersions(store, request.params.id)).map(versionView),
+    versions: (await listVersions(db, request.params.id)).map(versionView),
   }));
 
   app.get('/admin/stores/:id/versions/:version', { schema: versionSchema }, async (request) => {
     const version = Number(request.params.version);
-    const found = (await listVersions(store, request.params.id)).find((v) => v.version === version);
+    const found = (await listVersions(db, request.params.id)).find((v) => v.version === version);
     if (!found) throw new AppError('version_not_found', `store "${request.params.id}" has no version ${version} (unknown or no longer kept)`);
     return versionView(found);
   });
 
   app.post('/admin/stores/:id/versions/:version/release', { schema: versionSchema }, async (request) => {
-    const { list, diff } = await releaseHeld(store, request.params.id, Number(request.params.version), keepVersions);
+    const { list, diff } = await releaseHeld(db, request.params.id, Number(request.params.version), keepVersions);
     return publicationView(list, 'latest', 'publish', diff);
   });
 
   app.post('/admin/stores/:id/versions/:version/discard', { schema: versionSchema }, async (request) => {
-    await discardHeld(store, request.params.id, Number(request.params.version));
+    await discardHeld(db, request.params.id, Number(request.params.version));
     return { version: Number(request.params.version), discarded: true };
   });
 
@@ -42,23 +42,23 @@ export function registerVersionRoutes(parent: FastifyInstance, store: Store, kee
     schema: rollbackSchema,
     preValidation: async (request) => { request.body ??= {}; },
   }, async (request, reply) => {
-    const { list, diff, restored } = await rollback(store, request.params.id, request.body?.to ?? null, keepVersions);
+    const { list, diff, restored } = await rollback(db, request.params.id, request.body?.to ?? null, keepVersions);
     return reply.code(201).send({ ...publicationView(list, 'latest', 'rollback', diff), restored });
   });
 
-  app.get('/admin/stores/:id/guard', { schema: storeSchema }, async (request) => getGuard(store, request.params.id));
+  app.get('/admin/stores/:id/guard', { schema: storeSchema }, async (request) => getGuard(db, request.params.id));
 
-  app.put('/admin/stores/:id/guard', { schema: guardSchema }, async (request) => setGuard(store, request.params.id, request.body as Record<string, unknown>));
+  app.put('/admin/stores/:id/guard', { schema: guardSchema }, async (request) => setGuard(db, request.params.id, request.body as Record<string, unknown>));
 
   app.get('/admin/stores/:id/quarantine', { schema: storeSchema }, async (request) => {
-    const { count, items } = await showQuarantine(store, request.params.id);
+    const { count, items } = await showQuarantine(db, request.params.id);
     return { count, items: items.map((i) => ({ offer_id: i.offer_id, check: i.check, served_price: money(i.old_price), proposed_price: money(i.new_price) })) };
   });
 
   app.post('/admin/stores/:id/quarantine/release', { schema: quarantineReleaseSchema }, async (request, reply) => {
     const { offers, all } = request.body;
     if ((offers === undefined) === (all === undefined)) throw new AppError('invalid_input', 'send either "offers": [offer_id, …] or "all": true');
-    const { list, diff } = await releaseQuarantine(store, request.params.id, offers ?? null, keepVersions);
+    const { list, diff } = await releaseQuarantine(db, request.params.id, offers ?? null, keepVersions);
     return reply.code(201).send(publicationView(list, 'latest', 'publish', diff));
   });
 }

@@ -1,0 +1,114 @@
+import { DEFAULT_HISTORY_VERSIONS } from '../../model/versions.js';
+import { STALE_DRAFT_MS } from '../item-row.js';
+import type { DuplicateOffer, PriceListRecord, PublicationDraft, PublicationSummary, SequencedItem } from '../types.js';
+import type { SqlDialect, Steps } from './dialect.js';
+import type { RowMappers } from './rows.js';
+import { applyQuarantine, makeLatest } from './versions.js';
+import type { CommitOutcome } from '../versions-types.js';
+
+/*
+ * The publication state machine, for both dialects: a draft no reader sees, then one
+ * transaction that makes it the store's latest list. The draft may be gone by then: a
+ * publication slower than STALE_DRAFT_MS looks like a crashed one to the next
+ * beginPublication, which removes it. Such a commit is refused and changes nothing.
+ */
+
+/** Removes lists and their items in one transaction. */
+export function dropPriceLists(d: SqlDialect, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return Promise.resolve();
+  return d.transaction((function* () {
+    yield { sql: `DELETE FROM price_items WHERE ${d.anyId('price_list_id')}`, params: [d.ids(ids)] };
+    yield { sql: `DELETE FROM price_lists WHERE ${d.anyId('id')}`, params: [d.ids(ids)] };
+  })());
+}
+
+/** Removes the store's drafts left stale by a crash, then opens a new one. */
+export async function beginPublication(d: SqlDialect, map: RowMappers, storeId: string): Promise<PublicationDraft> {
+  const { rows: stale } = await d.query({
+    sql: `SELECT id FROM price_lists WHERE store_id = ? AND status = 'draft' AND created_at < ${d.ago(STALE_DRAFT_MS)}`,
+    params: [storeId],
+  });
+  await dropPriceLists(d, stale.map((r) => Number(r.id)));
+  const { rows } = await d.query({
+    sql: `INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ${d.now}) RETURNING id`,
+    params: [storeId],
+  });
+  return new SqlDraft(d, map, storeId, Number(rows[0].id));
+}
+
+/** The refusal when the draft no longer exists. */
+export class DraftGoneError extends Error {
+  constructor(draftId: number) {
+    super(`publication draft ${draftId} no longer exists (removed as stale?)`);
+    this.name = 'DraftGoneError';
+  }
+}
+
+class SqlDraft implements PublicationDraft {
+  constructor(
+    private readonly d: SqlDialect,
+    private readonly map: RowMappers,
+    private readonly storeId: string,
+    private readonly draftId: number,
+  ) {}
+
+  get id(): number {
+    return this.draftId;
+  }
+
+  append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
+    return this.d.items.append(this.draftId, items);
+  }
+
+  async commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord> {
+    const record = await this.d.transaction(this.commitSteps(summary, outcome));
+    // A new latest list: remembered key look-ups name the old one.
+    this.d.keyLookups?.invalidate();
+    return record;
+  }
+
+  abort(): Promise<void> {
+    return dropPriceLists(this.d, [this.draftId]);
+  }
+
+  private *commitSteps(summary: PublicationSummary, outcome?: CommitOutcome): Steps<PriceListRecord> {
+    const { d, storeId, draftId } = this;
+    // The store row's lock serializes publications of one store (SQLite: the write lock). The
+    // time is read after it, so a later version never gets an earlier published_at
+    // (Last-Modified would go back). Nothing changes unless the draft still exists.
+    const bumped = yield {
+      sql: `UPDATE stores SET last_version = last_version + 1
+             WHERE id = ? AND EXISTS (SELECT 1 FROM price_lists WHERE id = ? AND status = 'draft')
+            RETURNING last_version, ${d.now} AS now`,
+      params: [storeId, draftId],
+    };
+    if (bumped.changes !== 1) throw new DraftGoneError(draftId);
+    const { last_version: version, now } = bumped.rows[0];
+    let categoryIds = yield* d.ensureCategories(storeId, summary.category_paths);
+    let counts: Pick<PublicationSummary, 'item_count' | 'available_count' | 'currencies'> = summary;
+    if (outcome?.quarantine) {
+      // CONTRACT §10: items the guard quarantines are served with their previous values.
+      const served = yield* applyQuarantine(d, storeId, draftId, outcome.quarantine);
+      counts = served;
+      categoryIds = [...new Set([...categoryIds, ...served.category_ids])];
+    }
+    const published = yield {
+      sql: `UPDATE price_lists SET status = 'published', version = ?, published_at = ?, item_count = ?, available_count = ?,
+                   currencies = ?, category_ids = ?, held = ?, diff = ?
+             WHERE id = ? AND status = 'draft' RETURNING *`,
+      params: [version, now, counts.item_count, counts.available_count, JSON.stringify(counts.currencies), JSON.stringify(categoryIds),
+        outcome?.hold ? 1 : 0, outcome?.diff ?? null, draftId],
+    };
+    // The one-row check that keeps "latest" from pointing at a removed list (a throw rolls back).
+    if (published.changes !== 1) throw new DraftGoneError(draftId);
+    // A held version is stored but not served: the latest stays.
+    if (outcome?.hold) return this.map.priceList(published.rows[0]);
+    yield {
+      sql: "UPDATE price_lists SET superseded_at = ? WHERE store_id = ? AND status = 'published' AND superseded_at IS NULL AND id <> ?",
+      params: [now, storeId, draftId],
+    };
+    // Older versions leave retention here; their rows are deleted by a sweep after the grace period.
+    yield* makeLatest(d, storeId, draftId, outcome?.keepVersions ?? DEFAULT_HISTORY_VERSIONS);
+    return this.map.priceList(published.rows[0]);
+  }
+}

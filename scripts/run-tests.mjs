@@ -48,7 +48,8 @@ const TIERS = {
   // Writer tests that hand their output to a third-party validator in a child process (jing,
   // xmllint) are system tests; the rest of the tests beside the code are pure.
   unit: ['test/unit/', /^src\/(domain|formats|model|http|metrics|render-cache)\/(?!yml\.test|commerceml\.test)[^/]+\.test\.ts$/],
-  store: ['src/store/', 'test/domain/'],
+  // test/versions: CONTRACT §10's history, guard, quarantine and rollback through the domain, on every dialect.
+  store: ['src/store/', 'test/domain/', 'test/versions/'],
   http: ['test/http/', 'test/admin/', 'test/cache/', 'test/operations/'],
   system: ['test/cli/', 'test/robustness/', 'test/multi-instance/', 'test/browser/', 'src/formats/xlsx/', 'src/formats/yml.test.ts', 'src/formats/commerceml.test.ts'],
 };

@@ -11,6 +11,7 @@ import { createStore } from '../domain/stores.js';
 import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
 import type { Database } from '../store/types.js';
+import { printChange, VERSION_COMMANDS, VERSION_USAGE } from './version-commands.js';
 
 export const USAGE = `Usage: price-export <command>
 
@@ -22,13 +23,14 @@ export const USAGE = `Usage: price-export <command>
   key list --store ID [--json]                       id, label, prefix, dates; never values
   key revoke KEY_ID
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
-  publish --store ID [--encoding windows-1251] FILE  .json, .ndjson or .csv (UTF-8 unless told); prints the new version
+  publish --store ID [--encoding windows-1251] [--force] [--json] FILE   .json, .ndjson or .csv (UTF-8 unless told); prints the version and its diff
+${VERSION_USAGE}
   demo                                               a demo store, key, profile and price list
   doctor                                             checks configuration, database, Redis, cache directory; exit 1 if anything is wrong
 
 Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
-type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
+export type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
 
 /** Opens (without migrating) the database at a DATABASE_URL; the composition module picks the dialect. */
 export type OpenDatabase = (databaseUrl: string) => Promise<Database>;
@@ -44,9 +46,9 @@ export class UsageError extends Error {
   }
 }
 
-const usageError = (message: string) => new UsageError(message);
+export const usageError = (message: string) => new UsageError(message);
 
-function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: T, positionals = 0) {
+export function options<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(args: string[], spec: T, positionals = 0) {
   let parsed;
   try {
     parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true });
@@ -54,15 +56,15 @@ function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args:
     throw usageError((error as Error).message);
   }
   if (parsed.positionals.length > positionals) throw usageError(`unexpected argument "${parsed.positionals[positionals]}"`);
-  return parsed as { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean }; positionals: string[] };
+  return parsed as unknown as { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? (T[K]['multiple'] extends true ? string[] : string) : boolean }; positionals: string[] };
 }
 
-function required<T>(value: T | undefined, name: string): T {
+export function required<T>(value: T | undefined, name: string): T {
   if (value === undefined || value === '') throw usageError(`--${name} is required`);
   return value;
 }
 
-async function withOpenStore<T>(open: OpenDatabase, run: (db: Database) => Promise<T>): Promise<T> {
+export async function withOpenStore<T>(open: OpenDatabase, run: (db: Database) => Promise<T>): Promise<T> {
   const db = await open(loadConfig().databaseUrl);
   try {
     await db.migrate();
@@ -149,6 +151,9 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
   }
   if (command === 'doctor' && sub === undefined) return runDoctor({ env: process.env, print: line });
   if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out, open);
+  const twoWords = VERSION_COMMANDS[`${command} ${sub ?? ''}`];
+  if (twoWords) return twoWords(rest, out, open);
+  if (command === 'versions' || command === 'rollback') return VERSION_COMMANDS[command]([sub, ...rest].filter((a) => a !== undefined), out, open);
   if (command === 'demo') {
     options([sub, ...rest].filter((a) => a !== undefined), {});
     const demo = await withStore((db) => setUpDemo(db));
@@ -163,7 +168,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
 }
 
 async function publish(args: string[], out: Out, open: OpenDatabase): Promise<number> {
-  const { values, positionals } = options(args, { store: { type: 'string' }, encoding: { type: 'string' } }, 1);
+  const { values, positionals } = options(args, { store: { type: 'string' }, encoding: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } }, 1);
   const storeId = required(values.store, 'store');
   const encoding = sourceEncodingOf(values.encoding ?? 'utf-8');
   if (encoding === null) throw usageError('--encoding must be utf-8 or windows-1251');
@@ -171,17 +176,17 @@ async function publish(args: string[], out: Out, open: OpenDatabase): Promise<nu
   if (!existsSync(file)) throw new AppError('invalid_input', `no such file: ${file}`);
   const started = Date.now();
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
-  const { maxFieldChars, maxLineBytes } = loadConfig();
-  const list = await withOpenStore(open, (db) =>
-    publishPriceList(db, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), { onProgress: progress, maxFieldChars }),
+  const { maxFieldChars, maxLineBytes, historyVersions } = loadConfig();
+  const published = await withOpenStore(open, (db) =>
+    publishPriceList(db, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), {
+      onProgress: progress, maxFieldChars, force: values.force, keepVersions: historyVersions,
+    }),
   );
-  if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  // The feed check's counts (CONTRACT §14): warnings on stderr, so stdout stays the version alone.
-  for (const warning of list.warnings) {
+  if (out.isTTY) out.stderr(`\rpublished ${published.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  // The feed check's counts (CONTRACT §14): warnings on stderr, so stdout stays the version and its diff.
+  for (const warning of published.warnings) {
     out.stderr(`warning: ${warning.format}: ${warning.count} item(s) break "${warning.description}" (${warning.rule}); see GET /api/export/check?format=${warning.format}\n`);
   }
-  line(out, String(list.version));
-  return 0;
+  return printChange(out, storeId, published, published.state, 'publish', published.diff, values.json);
 }
 
-const line = (out: Out, text: string) => out.stdout(`${text}\n`);

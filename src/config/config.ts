@@ -31,6 +31,8 @@ export interface Config {
   trustProxy: false | number | string[];
   /** NODE_ENV=production: no demo seeding on start. */
   production: boolean;
+  /** HISTORY_VERSIONS: published versions kept per store (CONTRACT §10), at least 2. */
+  historyVersions: number;
   /** Publication limits: a longer text field, NDJSON line or CSV record refuses the file. */
   maxFieldChars: number;
   maxLineBytes: number;
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     adminAuthFailLimitPerMin: integer('ADMIN_AUTH_FAIL_LIMIT_PER_MIN', 30, 1, 1_000_000),
     trustProxy,
     production: read('NODE_ENV') === 'production',
+    historyVersions: integer('HISTORY_VERSIONS', 10, 2, 1000),
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
     cacheDir: cacheDir ?? null,
     allowedHosts,

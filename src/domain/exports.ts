@@ -6,6 +6,7 @@ import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
 import type { LatestPriceList, PriceListRecord, Database, StoreRecord } from '../store/types.js';
 import { getProfileForStore } from './profiles.js';
+import { retainedVersion } from './versions.js';
 
 /*
  * The one export path (issue #12): every address (2, 3, 4) and the cache warmer ask `resolve`
@@ -21,6 +22,8 @@ export interface ExportRequest {
   format: string | null;
   onlyAvailable: boolean;
   profileId: number | null;
+  /** A retained version instead of the latest (CONTRACT §10, addresses 2 and 4); checked after the profile. */
+  version?: number | null;
 }
 
 /** Whose list: a key lookup's store and latest list, or a row of `latestLists()`. */
@@ -92,8 +95,9 @@ export function createExportService({ db, writers }: { db: Database; writers: Ex
   async function resolve(subject: ExportSubject, request: ExportRequest): Promise<ResolvedExport> {
     const writer = writerFor(request);
     const profile = request.profileId === null ? null : await getProfileForStore(db, subject.store.id, request.profileId);
-    const list = subject.list;
-    if (!list) throw new AppError('price_list_not_found', 'this store has not published a price list yet');
+    if (!subject.list) throw new AppError('price_list_not_found', 'this store has not published a price list yet');
+    // version=N: after the profile (CONTRACT §3's 404 order); its own list id, so its own ETag.
+    const list = request.version == null ? subject.list : await retainedVersion(db, subject.store.id, subject.list, request.version);
     const store = subject.store;
     let meta: ExportMeta | undefined;
     // Built on first use: a 304 needs none of it.
@@ -128,9 +132,9 @@ export function createExportService({ db, writers }: { db: Database; writers: Ex
       withExtra: !(writer.needs.fields === 'columns' && readsLegacyFieldsOnly(meta.columns)),
     };
     // Iterable more than once, each time from the start: a writer may read the list in several passes.
-    const items: AsyncIterable<readonly PriceItem[]> = { [Symbol.asyncIterator]: () => db.priceLists.readItems(list.id, readOptions)[Symbol.asyncIterator]() };
+    const items: AsyncIterable<readonly PriceItem[]> = { [Symbol.asyncIterator]: () => db.priceLists.readItems(list.items_list_id, readOptions)[Symbol.asyncIterator]() };
     if (takesRecordSource(writer)) {
-      const records: RecordReader = (spec) => db.priceLists.renderRecords(list.id, spec, { onlyAvailable });
+      const records: RecordReader = (spec) => db.priceLists.renderRecords(list.items_list_id, spec, { onlyAvailable });
       yield* writer.render(items, meta, records);
     } else {
       yield* writer.render(items, meta);

@@ -1,8 +1,11 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
+import { DEFAULT_HISTORY_VERSIONS, type PublicationDiff } from '../model/versions.js';
 import type { Metrics } from '../metrics/interface.js';
 import type { PriceListRecord, SequencedItem, Database } from '../store/types.js';
 import { warningsOf, type FeedWarning } from '../model/feed-check.js';
 import { publicationTallies } from './feed-check.js';
+import { getGuard, judge } from './guard.js';
+import { sweep } from './versions.js';
 import { normalizeItem } from './item-validation.js';
 import { InvalidJson, type SourceRow } from './publication-source.js';
 
@@ -14,28 +17,37 @@ const MAX_REPORTED_PROBLEMS = 1000;
 export interface PublishOptions {
   /** Called every BATCH_SIZE rows with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /** `publish --force`: skip the guard for a deliberate large change (the diff still says what tripped). */
+  force?: boolean;
+  /** HISTORY_VERSIONS: published versions kept per store. */
+  keepVersions?: number;
   /** The longest text field, in characters (MAX_FIELD_CHARS); a longer one is a bad row. */
   maxFieldChars?: number;
   /** Counts the publication by verdict, with its seconds (the serving process's metrics; none for the CLI). */
   metrics?: Metrics;
 }
 
-/** A new latest list, with the feed check's warnings about it (CONTRACT §14: never a refusal). */
-export type PublishedPriceList = PriceListRecord & { warnings: FeedWarning[] };
+/**
+ * A publication's answer: the version stored, whether it is served, its diff (CONTRACT §10),
+ * and the feed check's warnings about it (CONTRACT §14: never a refusal).
+ */
+export type PublishedVersion = PriceListRecord & { state: 'latest' | 'held'; diff: PublicationDiff; warnings: FeedWarning[] };
 
 /**
  * Validates every row and publishes the list as the store's new latest, atomically.
  * If any row is bad, nothing is published, every bad row is reported, and the previous
  * list stays latest. The feed check's rules run over the items as they pass (no second read).
- * Counted in `options.metrics` as `published`, or `refused` for a bad row or file (`held` and
- * `quarantined` come with the publication guard).
+ * A good list then passes the store's guard (CONTRACT §10): it is published, published with
+ * some items quarantined, or stored as a held version. Counted in `options.metrics` by that
+ * verdict (`published`, `quarantined`, `held`), or `refused` for a bad row or file.
  */
-export async function publishPriceList(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedPriceList> {
+export async function publishPriceList(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedVersion> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   try {
     const list = await publishUnmeasured(db, storeId, rows, options);
-    options.metrics?.publication('published', seconds());
+    const verdict = list.diff.verdict === 'held' ? 'held' : list.diff.verdict === 'published_with_quarantine' ? 'quarantined' : 'published';
+    options.metrics?.publication(verdict, seconds());
     return list;
   } catch (error) {
     if (error instanceof AppError && error.code === 'invalid_publication') options.metrics?.publication('refused', seconds());
@@ -44,7 +56,7 @@ export async function publishPriceList(db: Database, storeId: string, rows: Asyn
 }
 
 /** publishPriceList without the metrics. */
-async function publishUnmeasured(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedPriceList> {
+async function publishUnmeasured(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedVersion> {
   const owner = await db.stores.get(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
@@ -60,6 +72,8 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
 
   let seq = 0;
   let availableCount = 0;
+  let diff: PublicationDiff;
+  let list: PriceListRecord;
   const currencies = new Set<string>();
   const categoryPaths = new Set<string>();
   let batch: SequencedItem[] = [];
@@ -117,16 +131,24 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
         problemCount,
       });
     }
-    const list = await draft.commit({
-      item_count: seq,
-      available_count: availableCount,
-      currencies: [...currencies].sort(),
-      category_paths: [...categoryPaths],
-    });
-    return { ...list, warnings: warningsOf(tallies.map((tally) => tally.result())) };
+    const [latest, policy] = await Promise.all([db.priceLists.latest(storeId), getGuard(db, storeId)]);
+    // Compared in the database: the draft's rows are already there.
+    diff = await judge(db, draft.id, latest, policy, options.force);
+    list = await draft.commit(
+      { item_count: seq, available_count: availableCount, currencies: [...currencies].sort(), category_paths: [...categoryPaths] },
+      {
+        hold: diff.verdict === 'held',
+        quarantine: diff.verdict === 'published_with_quarantine' ? policy : null,
+        diff: JSON.stringify(diff),
+        keepVersions: options.keepVersions ?? DEFAULT_HISTORY_VERSIONS,
+      },
+    );
   } catch (error) {
     await inFlight.catch(() => undefined);
     await draft.abort();
     throw error;
   }
+  // After the commit, outside the try: nothing may abort a committed version.
+  await sweep(db, storeId);
+  return { ...list, state: diff.verdict === 'held' ? 'held' : 'latest', diff, warnings: warningsOf(tallies.map((tally) => tally.result())) };
 }

@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   revoked_key: { status: 401, title: 'API key revoked' },
   profile_not_found: { status: 404, title: 'Export profile not found' },
   price_list_not_found: { status: 404, title: 'No price list published yet' },
+  version_not_found: { status: 404, title: 'Price list version not found' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
@@ -24,6 +25,11 @@ export const ERROR_CODES = {
   invalid_input: { status: 422, title: 'Invalid input' },
   invalid_publication: { status: 422, title: 'Price list rejected' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  // Versions, the guard and rollback (CONTRACT §10).
+  version_not_held: { status: 409, title: 'Version is not held' },
+  version_is_latest: { status: 409, title: 'Version is already the latest' },
+  not_quarantined: { status: 409, title: 'Items not quarantined' },
+  invalid_guard: { status: 422, title: 'Guard value out of range' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,6 +4,8 @@ export interface ExportParams {
   format: string | null;
   onlyAvailable: boolean;
   profileId: number | null;
+  /** `version=N` (addresses 2 and 4, CONTRACT §10); null: the latest. */
+  version: number | null;
 }
 
 const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
@@ -20,7 +22,7 @@ function first(query: Record<string, unknown>, name: string): string | null {
  * orders the checks (405, 401, 400, 404), so schema validation before the handler would answer
  * 400 to a caller whose key is wrong. The route schemas still document every parameter.
  */
-export function parseExportParams(query: unknown, allowedFormats: readonly string[]): ExportParams {
+export function parseExportParams(query: unknown, allowedFormats: readonly string[], takesVersion = false): ExportParams {
   const q = (query ?? {}) as Record<string, unknown>;
   const formatText = first(q, 'format');
   let format: string | null = null;
@@ -51,5 +53,13 @@ export function parseExportParams(query: unknown, allowedFormats: readonly strin
     }
     profileId = Number(profileText);
   }
-  return { format, onlyAvailable, profileId };
+
+  // Only addresses 2 and 4 take a version; elsewhere it is an unknown parameter, ignored.
+  const versionText = takesVersion ? first(q, 'version') : null;
+  let version: number | null = null;
+  if (versionText !== null) {
+    if (!/^[1-9]\d{0,8}$/.test(versionText)) throw new AppError('invalid_parameter', 'version must be a positive integer of up to 9 digits (a version /api/me lists)');
+    version = Number(versionText);
+  }
+  return { format, onlyAvailable, profileId, version };
 }

@@ -9,8 +9,10 @@ import type { PriceItem } from '../model/price-item.js';
 import type { ProfileDefinition } from '../model/profile.js';
 import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../../test/support/dialects.js';
 import { openDatabase } from './factory.js';
-import { STALE_DRAFT_MS } from './item-row.js';
+import { STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from './item-row.js';
 import type { Database, PublicationSummary, SequencedItem } from './types.js';
+
+const FIXTURE = new URL('../../test/fixtures/legacy-sample.json', import.meta.url);
 
 /** A complete item with every optional field empty; tests override what they need. */
 function item(offerId: string, fields: Partial<PriceItem> = {}): PriceItem {
@@ -94,6 +96,12 @@ const backdateLists = (testDb: TestDatabase, storeId: string, ms: number) =>
       "UPDATE price_lists SET created_at = created_at - $2 * interval '1 millisecond', superseded_at = superseded_at - $2 * interval '1 millisecond' WHERE store_id = $1",
       storeId, ms,
     ],
+  });
+
+const backdateRetired = (testDb: TestDatabase, storeId: string, ms: number) =>
+  rawSql(testDb, {
+    sqlite: ['UPDATE price_lists SET retired_at = retired_at - ? WHERE store_id = ?', ms, storeId],
+    postgres: ["UPDATE price_lists SET retired_at = retired_at - $2 * interval '1 millisecond' WHERE store_id = $1", storeId, ms],
   });
 
 const listStatuses = async (testDb: TestDatabase, storeId: string) =>
@@ -294,6 +302,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await db.priceLists.latest(b), b1);
         assert.deepEqual({ ...a2, id: 0, published_at: null }, {
           id: 0, store_id: a, version: 2, published_at: null, item_count: 2, available_count: 1, currencies: ['RUB'], category_ids: a2.category_ids,
+          items_list_id: a2.id,
         });
         assert.ok(a2.published_at.getTime() <= a3.published_at.getTime());
         assert.ok(Math.abs(a3.published_at.getTime() - Date.now()) < 60_000);
@@ -346,19 +355,28 @@ for (const dialect of DIALECTS) {
         assert.ok(newer.published_at.getTime() >= older.published_at.getTime(), 'a later version is never published earlier');
       });
 
-      it('drops lists superseded longer than the grace period, and drafts left stale by a crash', async () => {
+      it('keeps the newest versions; drops one out of retention after the grace period, and drafts left stale by a crash', async () => {
         const storeId = await createStore(db);
-        const v1 = await publish(db, storeId, [item('v1')]);
-        const v2 = await publish(db, storeId, [item('v2')]);
+        const keepTwo = async (offer: string) => {
+          const draft = await db.priceLists.beginPublication(storeId);
+          await draft.append(sequenced([item(offer)]));
+          return draft.commit(summaryOf([item(offer)]), { hold: false, quarantine: null, diff: '{}', keepVersions: 2 });
+        };
+        const v1 = await keepTwo('v1');
+        const v2 = await keepTwo('v2');
         const crashed = await db.priceLists.beginPublication(storeId);
         await crashed.append(sequenced([item('lost')]));
         await backdateLists(testDb, storeId, STALE_DRAFT_MS + 60_000);
-        // v1 was superseded long ago; v2 only now, by v3, so it stays readable for a download in flight.
-        const v3 = await publish(db, storeId, [item('v3')]);
+        // v3 retires v1 now; a download of v1 in flight still finishes: its rows stay until a sweep after the grace period.
+        const v3 = await keepTwo('v3');
+        await db.versions.sweep(storeId);
+        assert.deepEqual((await readAll(db, v1.id)).flat().map((it) => it.offer_id), ['v1']);
+        assert.equal(await db.versions.getVersion(storeId, v1.version), null);
+        await backdateRetired(testDb, storeId, SUPERSEDED_GRACE_MS + 1000);
+        await db.versions.sweep(storeId);
         assert.deepEqual(await readAll(db, v1.id), []);
         assert.deepEqual((await readAll(db, v2.id)).flat().map((it) => it.offer_id), ['v2']);
-        const statuses = await listStatuses(testDb, storeId);
-        assert.deepEqual(statuses, [`${v2.id}:published`, `${v3.id}:published`]);
+        assert.deepEqual(await listStatuses(testDb, storeId), [`${v2.id}:published`, `${v3.id}:published`]);
       });
 
       it('refuses to commit a draft swept as stale by another publication, and keeps the previous latest', async () => {

@@ -7,6 +7,11 @@
 import type { DelimitedRecordSpec } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
+import type { CommitOutcome, VersionStore } from './versions-types.js';
+
+export type {
+  CommitOutcome, ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
+} from './versions-types.js';
 
 export interface StoreRecord {
   id: string;
@@ -55,6 +60,8 @@ export interface PriceListRecord {
   currencies: string[];
   /** Ids of the categories the items use (every level), for YML. */
   category_ids: number[];
+  /** The list whose item rows this version serves: its own id, or another's after a rollback (§10). */
+  items_list_id: number;
 }
 
 export interface CategoryRecord {
@@ -98,9 +105,12 @@ export interface PublicationSummary {
  * removed by a later `beginPublication`.
  */
 export interface PublicationDraft {
+  /** The draft's own list id (its items are compared with the latest by VersionStore.compare). */
+  readonly id: number;
   /** Appends items; returns those whose offer_id is already in the draft (they are not stored). */
   append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
-  commit(summary: PublicationSummary): Promise<PriceListRecord>;
+  /** Without an outcome: published as latest, unguarded, with the default retention. */
+  commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord>;
   abort(): Promise<void>;
 }
 
@@ -172,6 +182,8 @@ export interface Database {
   readonly keys: KeyRepository;
   readonly profiles: ProfileRepository;
   readonly priceLists: PriceListRepository;
+  /** History, the guard, quarantine and rollback (CONTRACT §10). */
+  readonly versions: VersionStore;
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

@@ -186,7 +186,8 @@ for (const dialect of DIALECTS) {
       assert.equal(response.status, 201, text);
       assert.equal(sent, ROWS);
       const published = JSON.parse(text);
-      assert.deepEqual(Object.keys(published).sort(), ['available_count', 'item_count', 'published_at', 'version', 'warnings']);
+      assert.deepEqual(Object.keys(published).sort(), ['available_count', 'diff', 'item_count', 'published_at', 'source', 'state', 'version', 'warnings']);
+      assert.deepEqual([published.state, published.diff.verdict, published.diff.added], ['latest', 'published', ROWS]);
       assert.equal(published.version, 1);
       assert.equal(published.item_count, ROWS);
       assert.equal(published.available_count, ROWS - Math.floor(ROWS / 3));
@@ -256,9 +257,14 @@ for (const dialect of DIALECTS) {
       await call('POST', '/admin/stores', { id: 'formats', name: 'Formats' });
       const json = await call('POST', '/admin/stores/formats/price-lists', { items: [{ offer_id: 'J', name: 'Json', price: 1 }], note: 'ignored' });
       assert.equal(json.status, 201, json.text);
-      const csv = await call('POST', '/admin/stores/formats/price-lists', 'offer_id,name,price\nC,Csv,2.5\n', { ...AUTH, 'content-type': 'text/csv; charset=utf-8' });
+      // A list replacing every item is held by the guard (202) unless forced.
+      const held = await call('POST', '/admin/stores/formats/price-lists', 'offer_id,name,price\nH,Held,2.5\n', { ...AUTH, 'content-type': 'text/csv' });
+      assert.equal(held.status, 202, held.text);
+      assert.deepEqual([held.body.state, held.body.diff.verdict, held.body.diff.tripped[0].check], ['held', 'held', 'removed']);
+      const csv = await call('POST', '/admin/stores/formats/price-lists?force=true', 'offer_id,name,price\nC,Csv,2.5\n', { ...AUTH, 'content-type': 'text/csv; charset=utf-8' });
       assert.equal(csv.status, 201, csv.text);
-      assert.deepEqual([json.body.version, csv.body.version], [1, 2]);
+      assert.equal(csv.body.diff.forced, true);
+      assert.deepEqual([json.body.version, held.body.version, csv.body.version], [1, 2, 3]);
       assertProblem(await call('POST', '/admin/stores/formats/price-lists', 'x', { ...AUTH, 'content-type': 'text/plain' }), 400, 'invalid_parameter');
       assertProblem(await call('POST', '/admin/stores/formats/price-lists'), 400, 'invalid_parameter');
       assertProblem(await publishNdjson('nowhere', '{"offer_id":"A","name":"a","price":1}\n'), 404, 'store_not_found');

@@ -59,8 +59,9 @@ function countingDraftCalls(db: Database, on: { append: () => void; abort: () =>
         return async (storeId: string): Promise<PublicationDraft> => {
           const draft = await target.beginPublication(storeId);
           return {
+            id: draft.id,
             append: (items) => { on.append(); return draft.append(items); },
-            commit: (summary) => draft.commit(summary),
+            commit: (summary, outcome) => draft.commit(summary, outcome),
             abort: () => { on.abort(); return draft.abort(); },
           };
         };
@@ -68,5 +69,6 @@ function countingDraftCalls(db: Database, on: { append: () => void; abort: () =>
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  // The drafts are begun through db.priceLists: that repository is the one wrapped.
   return { ...db, priceLists };
 }

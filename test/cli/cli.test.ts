@@ -62,23 +62,32 @@ describe('the command line', () => {
     assert.match(refused.stderr, /encoding/);
   });
 
-  test('publish reads JSON, NDJSON and CSV and prints the new version', () => {
-    assert.equal(cli(['publish', '--store', 'cli-shop', join(root, 'test/fixtures/legacy-sample.json')]).stdout, '1\n');
+  test('publish reads JSON, NDJSON and CSV and prints the new version with its diff', () => {
+    assert.match(cli(['publish', '--store', 'cli-shop', join(root, 'test/fixtures/legacy-sample.json')]).stdout, /^version 1: published\n/);
     const ndjson = join(dir, 'list.ndjson');
     writeFileSync(ndjson, '{"offer_id":"N1","name":"One","price":1}\n\n{"offer_id":"N2","name":"Two","price":"2.50","quantity":3}\n');
-    assert.equal(cli(['publish', '--store', 'cli-shop', ndjson]).stdout, '2\n');
+    // Every item of version 1 missing: the guard holds it (exit 1); --force publishes it.
+    const held = cli(['publish', '--store', 'cli-shop', ndjson]);
+    assert.equal(held.code, 1);
+    assert.match(held.stdout, /^version 2: HELD/);
+    assert.match(held.stderr, /version 2 is held by the publication guard/);
+    assert.match(cli(['publish', '--store', 'cli-shop', ndjson, '--force']).stdout, /^version 3: published, guard skipped \(--force\), compared with version 1\n/);
     const csv = join(dir, 'list.csv');
     writeFileSync(csv, 'offer_id,name,price,available,attributes.color\r\nC1,"Comma, name",10.5,no,red\r\n');
-    const result = cli(['publish', '--store', 'cli-shop', csv]);
-    assert.equal(result.stdout, '3\n', result.stderr);
+    const result = cli(['publish', '--store', 'cli-shop', csv, '--force', '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const answer = JSON.parse(result.stdout);
+    assert.deepEqual([answer.version, answer.state, answer.diff.added, answer.diff.removed], [4, 'latest', 1, 2]);
   });
 
-  test('publish prints the feed check counts as warnings on stderr, still publishes, and keeps stdout the version', () => {
+  test('publish prints the feed check counts as warnings on stderr, still publishes, and keeps stdout the version and its diff', () => {
     const ndjson = join(dir, 'warned.ndjson');
     writeFileSync(ndjson, `${JSON.stringify({ offer_id: 'W1', name: 'W'.repeat(151), price: 96, old_price: 100, barcode: '12345678901' })}\n`);
-    const result = cli(['publish', '--store', 'cli-shop', ndjson]);
+    // Forced: it replaces the whole earlier list, which the guard would hold.
+    const result = cli(['publish', '--store', 'cli-shop', ndjson, '--force']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^\d+\n$/);
+    assert.match(result.stdout, /^version \d+: published/);
+    assert.doesNotMatch(result.stdout, /warning/);
     assert.match(result.stderr, /warning: yml: 1 item\(s\) break "offer name at most 150 characters" \(offer_name_length\)/);
     assert.match(result.stderr, /warning: yml: 1 item\(s\) break "barcode of 8, 12 or 13 digits" \(barcode_digits\)/);
     assert.match(result.stderr, /warning: yml: 1 item\(s\) break "discount \(oldprice above price\) between 5 % and 95 %"/);

@@ -71,7 +71,8 @@ describe('publish refuses hostile files with exit 1 and keeps the previous list'
     assert.ok(badUsage.code === 1 || badUsage.code === 2, badUsage.stderr); // bad usage: 2 once the CLI says so
     assert.match(badUsage.stderr, /--encoding must be utf-8 or windows-1251/);
 
-    const published = cli(['publish', '--store', 'cli-hostile', '--encoding', 'windows-1251', path]);
+    // Forced: it replaces the whole earlier list, which the publication guard (§10) would hold.
+    const published = cli(['publish', '--store', 'cli-hostile', '--encoding', 'windows-1251', '--force', path]);
     assert.equal(published.code, 0, published.stderr);
     assert.equal(await latestVersion(), 2);
   });

@@ -118,8 +118,9 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
 
     const file = join(tmp, 'second.ndjson');
     writeFileSync(file, '{"offer_id":"TWO","name":"Second","price":2}\n');
-    const { stdout } = await runCli(['publish', '--store', SHOP, file], env);
-    assert.equal(stdout.trim(), '2');
+    // Every item replaced: past the publication guard only with --force (CONTRACT §10).
+    const { stdout } = await runCli(['publish', '--store', SHOP, file, '--force'], env);
+    assert.match(stdout, /^version 2: published/);
     for (const server of [a, b]) {
       assert.equal(await versionAt(server, key.value), 2);
       const csv = await (await fetch(`${server.base}/WebApi/CampaignDataLatestGet/${key.value}`)).text();

@@ -66,7 +66,7 @@ describe('crash safety with SQLite', () => {
     await runCli(['store', 'create', '--id', 'crash-shop', '--name', 'Crash Shop'], env);
     key = (await runCli(['key', 'issue', '--store', 'crash-shop'], env, { secretStdout: true })).stdout.trim();
     await writeNdjson(join(dir, 'first.ndjson'), FIRST_COUNT, 'F');
-    assert.equal((await runCli(['publish', '--store', 'crash-shop', join(dir, 'first.ndjson')], env)).stdout.trim(), '1');
+    assert.match((await runCli(['publish', '--store', 'crash-shop', join(dir, 'first.ndjson')], env)).stdout, /^version 1: published/);
     await writeNdjson(join(dir, 'big.ndjson'), BIG_COUNT, 'B');
     port = await freePort();
     service = await startService(env, port);
@@ -145,7 +145,8 @@ describe('crash safety with SQLite', () => {
       check.close();
     }
     await writeNdjson(join(dir, 'next.ndjson'), 500, 'N');
-    assert.equal((await runCli(['publish', '--store', 'crash-shop', join(dir, 'next.ndjson')], env)).stdout.trim(), '2');
+    // A different catalogue: past the publication guard only with --force (CONTRACT §10).
+    assert.match((await runCli(['publish', '--store', 'crash-shop', join(dir, 'next.ndjson'), '--force'], env)).stdout, /^version 2: published/);
     const next = await httpGet(`${service!.base}/api/export/latest?key=${key}&format=json`);
     const list = JSON.parse(next.body.toString());
     assert.equal(list.price_list.version, 2);
@@ -242,7 +243,7 @@ describe('crash safety and outages with PostgreSQL (the service behind a TCP pro
       afterKill.forEach((answer, i) => assert.equal(sha(answer.body), sha(before[i].body), 'the previous list is served byte for byte'));
 
       await writeNdjson(join(dir, 'next.ndjson'), 300, 'N');
-      assert.equal((await runCli(['publish', '--store', 'pg-shop', join(dir, 'next.ndjson')], direct)).stdout.trim(), '2');
+      assert.match((await runCli(['publish', '--store', 'pg-shop', join(dir, 'next.ndjson'), '--force'], direct)).stdout, /^version 2: published/);
       const next = JSON.parse((await httpGet(urls[1])).body.toString());
       assert.equal(next.price_list.version, 2);
       assert.equal(next.items.length, 300);

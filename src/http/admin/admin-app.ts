@@ -16,6 +16,7 @@ import { registerKeyRoutes } from './routes/keys.js';
 import { registerPriceListRoutes } from './routes/price-lists.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerStoreRoutes } from './routes/stores.js';
+import { registerVersionRoutes } from './routes/versions.js';
 
 export interface AdminAppDependencies {
   config: Readonly<Config>;
@@ -61,6 +62,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerStoreRoutes(app, db);
   registerKeyRoutes(app, db);
   registerProfileRoutes(app, db);
+  registerVersionRoutes(app, db, config.historyVersions);
   await registerPriceListRoutes(app, db, config);
   registerMetricsRoute(app, deps.metrics ?? noopMetrics);
   return app;

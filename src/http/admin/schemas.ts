@@ -69,3 +69,38 @@ export const replaceProfileSchema = {
 };
 
 export const publishSchema = { params: StoreIdParams };
+
+/** `?force=true` skips the publication guard (CONTRACT §10). */
+export const publishQuery = Type.Object({ force: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')])) });
+
+const VersionParams = Type.Object({ id: Text(64), version: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
+
+export const versionSchema = { params: VersionParams };
+
+export const rollbackSchema = {
+  params: StoreIdParams,
+  body: Type.Object({ to: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999 })) }, { additionalProperties: false }),
+};
+
+/** Values are checked by the domain, which names every one out of range (invalid_guard). */
+export const guardSchema = {
+  params: StoreIdParams,
+  body: Type.Object(
+    {
+      max_removed_pct: Type.Optional(Type.Unknown()),
+      max_price_drop_pct: Type.Optional(Type.Unknown()),
+      max_price_rise_pct: Type.Optional(Type.Unknown()),
+      min_items: Type.Optional(Type.Unknown()),
+      zero_price: Type.Optional(Type.Unknown()),
+    },
+    { additionalProperties: false },
+  ),
+};
+
+export const quarantineReleaseSchema = {
+  params: StoreIdParams,
+  body: Type.Object(
+    { offers: Type.Optional(Type.Array(Text(120), { minItems: 1, maxItems: 10_000 })), all: Type.Optional(Type.Literal(true)) },
+    { additionalProperties: false },
+  ),
+};

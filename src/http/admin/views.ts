@@ -1,4 +1,5 @@
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, type Profile } from '../../model/profile.js';
+import type { PublicationDiff, VersionSummary } from '../../model/versions.js';
 import type { ApiKeyRecord, PriceListRecord, StoreRecord } from '../../domain/records.js';
 
 /** What the admin API shows of each record: dates as RFC 3339 text, never a key's value or hash. */
@@ -23,4 +24,14 @@ export const profileView = (p: Profile) => ({
   name: p.name, columns: p.columns, delimiter: p.delimiter, decimal_separator: p.decimal_separator,
   header: p.header, bom: p.bom, encoding: p.encoding,
   escape_formulas: p.escape_formulas ?? false, price_type_id: p.price_type_id ?? DEFAULT_PRICE_TYPE_ID, price_type_name: p.price_type_name ?? DEFAULT_PRICE_TYPE_NAME,
+});
+
+export const versionView = (v: VersionSummary) => ({
+  version: v.version, published_at: iso(v.published_at), item_count: v.item_count, available_count: v.available_count,
+  state: v.state, source: v.source, diff: v.diff,
+});
+
+/** A publication's or a change's answer: the version stored, whether it is served, and its diff (CONTRACT §10). */
+export const publicationView = (list: PriceListRecord, state: 'latest' | 'held', source: 'publish' | 'rollback', diff: PublicationDiff) => ({
+  ...priceListView(list), state, source, diff,
 });

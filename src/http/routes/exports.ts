@@ -11,8 +11,8 @@ import { sendExport, type ExportDelivery } from '../send-export.js';
 export function registerExportRoutes(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
     const lookup = await gate.admit(request, () => authenticate(db, presentedKey));
-    const { format, onlyAvailable, profileId } = parseExportParams(request.query, delivery.exports.formats);
-    const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'prices', format, onlyAvailable, profileId });
+    const { format, onlyAvailable, profileId, version } = parseExportParams(request.query, delivery.exports.formats, true);
+    const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'prices', format, onlyAvailable, profileId, version });
     return sendExport(request, reply, delivery, resolved);
   };
   const formats = delivery.exports.formats;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
+import { storeVersions } from '../../domain/versions.js';
 import type { Database } from '../../domain/records.js';
 import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
@@ -16,7 +17,7 @@ export function registerMeRoute(
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const presented = firstString(request.headers['x-api-key']);
     const lookup = await gate.admit(request, () => authenticate(db, presented));
-    const profiles = await db.profiles.list(lookup.store.id);
+    const [profiles, versions] = await Promise.all([db.profiles.list(lookup.store.id), storeVersions(db, lookup.store.id)]);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
     reply.header('Cache-Control', 'no-store');
@@ -35,6 +36,9 @@ export function registerMeRoute(
         item_count: list.item_count,
         available_count: list.available_count,
       },
+      versions: versions.map((v) => ({
+        version: v.version, published_at: v.published_at.toISOString(), item_count: v.item_count, available_count: v.available_count, state: v.state, source: v.source,
+      })),
       profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
       formats: [...formats],
       exports: {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PUBLIC_ERROR_CODES } from '../../errors/codes.js';
+import { PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/codes.js';
 import { problemResponses } from './problem.js';
 
 const formatParam = (formats: readonly string[], fallback: string) =>
@@ -15,6 +15,18 @@ const commonQuery = (formats: readonly string[], fallback: string) => ({
   ),
 });
 
+/** `version=N` on addresses 2 and 4 (CONTRACT §10). */
+const versionQuery = {
+  version: Type.Optional(
+    Type.String({
+      pattern: '^[1-9][0-9]{0,8}$',
+      description:
+        'A retained version of the price list (GET /api/me lists them under `versions`), in any format, profile and filter, with its own ETag. ' +
+        'Absent: the latest. An unknown, deleted or held version answers 404 `version_not_found`.',
+    }),
+  ),
+};
+
 const FILE_TYPES = {
   'text/csv': { schema: { type: 'string' }, example: 'offer_id,name,price,old_price,currency,available,quantity,url\r\n' },
   'text/tab-separated-values': { schema: { type: 'string' } },
@@ -23,7 +35,7 @@ const FILE_TYPES = {
   'application/xml': { schema: { type: 'string' } },
 };
 
-const fileResponses = (description: string, types: Record<string, unknown>) => ({
+const fileResponses = (description: string, types: Record<string, unknown>, codes: readonly ErrorCode[] = PUBLIC_ERROR_CODES) => ({
   200: {
     description:
       `${description} Headers: ETag and Last-Modified (a conditional request answers 304), Content-Disposition: attachment, Cache-Control: private, no-cache; br/gzip on request (by q-value, br first when equal). ` +
@@ -37,8 +49,10 @@ const fileResponses = (description: string, types: Record<string, unknown>) => (
       '`If-Range` with the ETag). Several ranges, or a file still being rendered, get the whole file (200).',
   },
   304: { description: 'Not modified: the If-None-Match / If-Modified-Since copy is current (answered only after the key is checked).' },
-  ...problemResponses(PUBLIC_ERROR_CODES),
+  ...problemResponses(codes),
 });
+
+const PRICE_LIST_CODES: readonly ErrorCode[] = [...PUBLIC_ERROR_CODES, 'version_not_found'];
 
 const notes =
   'Checks run in this order, the first failure answers: method (405), key (401), parameters (400), profile (404), price list (404). ' +
@@ -51,8 +65,8 @@ export const campaignDataSchema = (formats: readonly string[]) => ({
   summary: 'Latest price list (legacy address, key in the path)',
   description: `Without parameters: the frozen legacy CSV, byte for byte. The path matches in any letter case and with a trailing slash. ${notes}`,
   params: Type.Object({ api_key: Type.String({ description: 'The API key (a pex_… key or a key carried over from the predecessor)' }) }),
-  querystring: Type.Object(commonQuery(formats, 'legacy CSV')),
-  response: fileResponses('The price list file.', FILE_TYPES),
+  querystring: Type.Object({ ...commonQuery(formats, 'legacy CSV'), ...versionQuery }),
+  response: fileResponses('The price list file.', FILE_TYPES, PRICE_LIST_CODES),
 });
 
 /** The schema of address 4. */
@@ -61,8 +75,8 @@ export const exportLatestSchema = (formats: readonly string[]) => ({
   tags: ['Exports'],
   summary: 'Latest price list (key in the query)',
   description: `Without parameters: the frozen legacy CSV, byte for byte. ${notes}`,
-  querystring: Type.Object({ key: Type.String({ description: 'The API key' }), ...commonQuery(formats, 'legacy CSV') }),
-  response: fileResponses('The price list file.', FILE_TYPES),
+  querystring: Type.Object({ key: Type.String({ description: 'The API key' }), ...commonQuery(formats, 'legacy CSV'), ...versionQuery }),
+  response: fileResponses('The price list file.', FILE_TYPES, PRICE_LIST_CODES),
 });
 
 export const summaryExportSchema = {

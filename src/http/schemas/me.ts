@@ -22,6 +22,19 @@ export const MeSchema = Type.Object(
         available_count: Type.Integer(),
       }),
     ),
+    versions: Type.Array(
+      Type.Object({
+        version: Type.Integer(),
+        published_at: Type.String({ format: 'date-time' }),
+        item_count: Type.Integer(),
+        available_count: Type.Integer(),
+        state: Type.Union([Type.Literal('latest'), Type.Literal('retained'), Type.Literal('held')], {
+          description: '`latest`: served by default; `retained`: served with `version=N`; `held`: stopped by the publication guard, not served',
+        }),
+        source: Type.Union([Type.Literal('publish'), Type.Literal('rollback')]),
+      }),
+      { description: 'The retained and held versions, newest first (CONTRACT §10). Export a retained one with `version=N`.' },
+    ),
     profiles: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
     formats: Type.Array(Type.String()),
     exports: Type.Object(

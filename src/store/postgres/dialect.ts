@@ -97,6 +97,14 @@ export class PostgresDialect implements SqlDialect {
     return ids;
   }
 
+  anyText(column: string): string {
+    return `${column} = ANY(?::text[])`;
+  }
+
+  texts(values: readonly string[]): unknown {
+    return values;
+  }
+
   /**
    * Ids for every level of every path, creating the missing ones; ids never change once given.
    * One INSERT per depth, so a parent exists before its children look up its id. Runs under the

@@ -75,6 +75,41 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX price_items_offer ON price_items(price_list_id, offer_id);
   `,
+  // CONTRACT §10, as in ../sqlite/schema.ts.
+  `
+  ALTER TABLE price_lists ADD COLUMN held smallint NOT NULL DEFAULT 0;
+  ALTER TABLE price_lists ADD COLUMN source text NOT NULL DEFAULT 'publish';
+  ALTER TABLE price_lists ADD COLUMN items_of bigint;
+  ALTER TABLE price_lists ADD COLUMN diff text;
+  ALTER TABLE price_lists ADD COLUMN retired_at timestamptz;
+  CREATE INDEX price_lists_version ON price_lists(store_id, version);
+  CREATE INDEX price_lists_items_of ON price_lists(items_of) WHERE items_of IS NOT NULL;
+  CREATE TABLE guard_policies (
+    store_id text PRIMARY KEY REFERENCES stores(id),
+    max_removed_pct integer NOT NULL,
+    max_price_drop_pct integer NOT NULL,
+    max_price_rise_pct integer NOT NULL,
+    min_items integer NOT NULL,
+    zero_price text NOT NULL CHECK (zero_price IN ('hold', 'allow')),
+    updated_at timestamptz NOT NULL
+  );
+  CREATE TABLE quarantined_items (
+    price_list_id bigint NOT NULL,
+    offer_id text NOT NULL,
+    reason text NOT NULL,
+    served_price bigint,
+    seq integer NOT NULL,
+    name text NOT NULL,
+    price bigint NOT NULL,
+    old_price bigint,
+    currency text NOT NULL,
+    available boolean NOT NULL,
+    quantity bigint,
+    url text,
+    extra text,
+    PRIMARY KEY (price_list_id, offer_id)
+  );
+  `,
 ];
 
 /**

@@ -65,6 +65,9 @@ export interface SqlDialect {
   /** SQL: `column` is one of the ids bound as one parameter made by `ids()`. */
   anyId(column: string): string;
   ids(ids: readonly number[]): unknown;
+  /** SQL: `column` is one of the texts bound as one parameter made by `texts()`. */
+  anyText(column: string): string;
+  texts(values: readonly string[]): unknown;
   /** Ids for every level of every category path, creating the missing ones (inside the commit). */
   ensureCategories(storeId: string, paths: readonly string[]): Steps<number[]>;
 

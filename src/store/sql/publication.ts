@@ -1,7 +1,10 @@
-import { STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
+import { DEFAULT_HISTORY_VERSIONS } from '../../model/versions.js';
+import { STALE_DRAFT_MS } from '../item-row.js';
 import type { DuplicateOffer, PriceListRecord, PublicationDraft, PublicationSummary, SequencedItem } from '../types.js';
 import type { SqlDialect, Steps } from './dialect.js';
 import type { RowMappers } from './rows.js';
+import { applyQuarantine, makeLatest } from './versions.js';
+import type { CommitOutcome } from '../versions-types.js';
 
 /*
  * The publication state machine, for both dialects: a draft no reader sees, then one
@@ -49,15 +52,18 @@ class SqlDraft implements PublicationDraft {
     private readonly draftId: number,
   ) {}
 
+  get id(): number {
+    return this.draftId;
+  }
+
   append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
     return this.d.items.append(this.draftId, items);
   }
 
-  async commit(summary: PublicationSummary): Promise<PriceListRecord> {
-    const { record, expired } = await this.d.transaction(this.commitSteps(summary));
+  async commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord> {
+    const record = await this.d.transaction(this.commitSteps(summary, outcome));
     // A new latest list: remembered key look-ups name the old one.
     this.d.keyLookups?.invalidate();
-    await dropPriceLists(this.d, expired);
     return record;
   }
 
@@ -65,36 +71,44 @@ class SqlDraft implements PublicationDraft {
     return dropPriceLists(this.d, [this.draftId]);
   }
 
-  private *commitSteps(summary: PublicationSummary): Steps<{ record: PriceListRecord; expired: number[] }> {
+  private *commitSteps(summary: PublicationSummary, outcome?: CommitOutcome): Steps<PriceListRecord> {
     const { d, storeId, draftId } = this;
     // The store row's lock serializes publications of one store (SQLite: the write lock). The
     // time is read after it, so a later version never gets an earlier published_at
     // (Last-Modified would go back). Nothing changes unless the draft still exists.
     const bumped = yield {
-      sql: `UPDATE stores SET last_version = last_version + 1, latest_price_list_id = ?
+      sql: `UPDATE stores SET last_version = last_version + 1
              WHERE id = ? AND EXISTS (SELECT 1 FROM price_lists WHERE id = ? AND status = 'draft')
             RETURNING last_version, ${d.now} AS now`,
-      params: [draftId, storeId, draftId],
+      params: [storeId, draftId],
     };
     if (bumped.changes !== 1) throw new DraftGoneError(draftId);
     const { last_version: version, now } = bumped.rows[0];
-    const categoryIds = yield* d.ensureCategories(storeId, summary.category_paths);
+    let categoryIds = yield* d.ensureCategories(storeId, summary.category_paths);
+    let counts: Pick<PublicationSummary, 'item_count' | 'available_count' | 'currencies'> = summary;
+    if (outcome?.quarantine) {
+      // CONTRACT §10: items the guard quarantines are served with their previous values.
+      const served = yield* applyQuarantine(d, storeId, draftId, outcome.quarantine);
+      counts = served;
+      categoryIds = [...new Set([...categoryIds, ...served.category_ids])];
+    }
     const published = yield {
       sql: `UPDATE price_lists SET status = 'published', version = ?, published_at = ?, item_count = ?, available_count = ?,
-                   currencies = ?, category_ids = ?
+                   currencies = ?, category_ids = ?, held = ?, diff = ?
              WHERE id = ? AND status = 'draft' RETURNING *`,
-      params: [version, now, summary.item_count, summary.available_count, JSON.stringify(summary.currencies), JSON.stringify(categoryIds), draftId],
+      params: [version, now, counts.item_count, counts.available_count, JSON.stringify(counts.currencies), JSON.stringify(categoryIds),
+        outcome?.hold ? 1 : 0, outcome?.diff ?? null, draftId],
     };
     // The one-row check that keeps "latest" from pointing at a removed list (a throw rolls back).
     if (published.changes !== 1) throw new DraftGoneError(draftId);
+    // A held version is stored but not served: the latest stays.
+    if (outcome?.hold) return this.map.priceList(published.rows[0]);
     yield {
       sql: "UPDATE price_lists SET superseded_at = ? WHERE store_id = ? AND status = 'published' AND superseded_at IS NULL AND id <> ?",
       params: [now, storeId, draftId],
     };
-    const old = yield {
-      sql: `SELECT id FROM price_lists WHERE store_id = ? AND status = 'published' AND superseded_at < ${d.ago(SUPERSEDED_GRACE_MS)}`,
-      params: [storeId],
-    };
-    return { record: this.map.priceList(published.rows[0]), expired: old.rows.map((r) => Number(r.id)) };
+    // Older versions leave retention here; their rows are deleted by a sweep after the grace period.
+    yield* makeLatest(d, storeId, draftId, outcome?.keepVersions ?? DEFAULT_HISTORY_VERSIONS);
+    return this.map.priceList(published.rows[0]);
   }
 }

@@ -34,6 +34,7 @@ export function rowMappers(d: Pick<SqlDialect, 'time' | 'json'>): RowMappers {
       id: Number(r.id), store_id: r.store_id as string, version: Number(r.version), published_at: d.time(r.published_at),
       item_count: Number(r.item_count), available_count: Number(r.available_count),
       currencies: d.json<string[]>(r.currencies), category_ids: d.json<number[]>(r.category_ids),
+      items_list_id: Number(r.items_of ?? r.id),
     }),
     profile: (r) => ({
       ...(JSON.parse(r.definition as string) as ProfileDefinition),
@@ -48,7 +49,7 @@ export function rowMappers(d: Pick<SqlDialect, 'time' | 'json'>): RowMappers {
       store: m.storeOfList(r),
       latest: r.p_id === null ? null : m.priceList({
         id: r.p_id, store_id: r.store_id, version: r.p_version, published_at: r.p_published_at, item_count: r.p_item_count,
-        available_count: r.p_available_count, currencies: r.p_currencies, category_ids: r.p_category_ids,
+        available_count: r.p_available_count, currencies: r.p_currencies, category_ids: r.p_category_ids, items_of: r.p_items_of,
       }),
     }),
   };
@@ -61,13 +62,13 @@ const STORE_AS = 's.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.
 /** A key with its store and the store's latest list, in one round trip (the hash is never selected). */
 export const KEY_LOOKUP_SQL = `SELECT k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at, ${STORE_AS},
        p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at, p.item_count AS p_item_count,
-       p.available_count AS p_available_count, p.currencies AS p_currencies, p.category_ids AS p_category_ids
+       p.available_count AS p_available_count, p.currencies AS p_currencies, p.category_ids AS p_category_ids, p.items_of AS p_items_of
   FROM api_keys k JOIN stores s ON s.id = k.store_id
   LEFT JOIN price_lists p ON p.id = s.latest_price_list_id
  WHERE k.hash = ?`;
 
 /** A published list's columns (not its draft bookkeeping). */
-export const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available_count, currencies, category_ids';
+export const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available_count, currencies, category_ids, items_of';
 const P_LIST_COLUMNS = LIST_COLUMNS.replace(/\w+/g, 'p.$&');
 
 export const LATEST_LIST_SQL = `SELECT ${P_LIST_COLUMNS} FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?`;

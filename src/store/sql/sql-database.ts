@@ -6,6 +6,7 @@ import { SqlPriceListRepository } from './price-lists.js';
 import { SqlProfileRepository } from './profiles.js';
 import { rowMappers } from './rows.js';
 import { SqlStoreRepository } from './stores.js';
+import { SqlVersionRepository } from './versions.js';
 
 /** The one SQL implementation of the seam; a dialect supplies only what differs. */
 export function sqlDatabase(dialect: SqlDialect): Database {
@@ -17,6 +18,7 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     keys: new SqlKeyRepository(d, map),
     profiles: new SqlProfileRepository(d, map),
     priceLists: new SqlPriceListRepository(d, map),
+    versions: new SqlVersionRepository(d, map),
     migrate: () => d.migrate(),
     ping: () => dialect.ping(),
     pendingMigrations: () => dialect.pendingMigrations(),

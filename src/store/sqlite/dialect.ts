@@ -107,6 +107,14 @@ export class SqliteDialect implements SqlDialect {
     return JSON.stringify(ids);
   }
 
+  anyText(column: string): string {
+    return `${column} IN (SELECT value FROM json_each(?))`;
+  }
+
+  texts(values: readonly string[]): unknown {
+    return JSON.stringify(values);
+  }
+
   /** Ids for every level of every path, creating the missing ones; ids never change once given. */
   *ensureCategories(storeId: string, paths: readonly string[]): Steps<number[]> {
     const ids = new Map<string, number>();

@@ -73,4 +73,44 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // Which text fields of an item need no CSV quoting for the common delimiters (delimited-sql.ts);
   // NULL for rows published before it: they take the full test.
   `ALTER TABLE price_items ADD COLUMN quote_free INTEGER`,
+  // CONTRACT §10: versions, the guard, quarantine, rollback (store/versions-types.ts).
+  // held: stored but not served; items_of: a rollback serves another list's rows (none copied);
+  // retired_at: out of retention, unserved, deleted after the grace period; diff: JSON.
+  `
+  ALTER TABLE price_lists ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE price_lists ADD COLUMN source TEXT NOT NULL DEFAULT 'publish';
+  ALTER TABLE price_lists ADD COLUMN items_of INTEGER;
+  ALTER TABLE price_lists ADD COLUMN diff TEXT;
+  ALTER TABLE price_lists ADD COLUMN retired_at INTEGER;
+  CREATE INDEX price_lists_version ON price_lists(store_id, version);
+  CREATE INDEX price_lists_items_of ON price_lists(items_of) WHERE items_of IS NOT NULL;
+  CREATE TABLE guard_policies (
+    store_id TEXT PRIMARY KEY REFERENCES stores(id),
+    max_removed_pct INTEGER NOT NULL,
+    max_price_drop_pct INTEGER NOT NULL,
+    max_price_rise_pct INTEGER NOT NULL,
+    min_items INTEGER NOT NULL,
+    zero_price TEXT NOT NULL CHECK (zero_price IN ('hold', 'allow')),
+    updated_at INTEGER NOT NULL
+  );
+  -- The proposed values of quarantined items (a price_items row), kept with the version that
+  -- serves their previous values; served_price is that previous price (NULL: a new item, left out).
+  CREATE TABLE quarantined_items (
+    price_list_id INTEGER NOT NULL,
+    offer_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    served_price INTEGER,
+    seq INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    price INTEGER NOT NULL,
+    old_price INTEGER,
+    currency TEXT NOT NULL,
+    available INTEGER NOT NULL,
+    quantity INTEGER,
+    url TEXT,
+    extra TEXT,
+    quote_free INTEGER,
+    PRIMARY KEY (price_list_id, offer_id)
+  ) WITHOUT ROWID;
+  `,
 ];

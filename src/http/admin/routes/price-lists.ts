@@ -7,8 +7,8 @@ import { sourceEncodingOf, type SourceEncoding } from '../../../domain/text-deco
 import { publishPriceList } from '../../../domain/publishing.js';
 import { AppError, isAppError } from '../../../errors/app-error.js';
 import type { Database } from '../../../domain/records.js';
-import { publishSchema } from '../schemas.js';
-import { priceListView } from '../views.js';
+import { publishQuery, publishSchema } from '../schemas.js';
+import { publicationView } from '../views.js';
 
 /** What a publication's body may be (CONTRACT §9): a JSON array or {"items": [...]}, NDJSON, or CSV. */
 export const PUBLISH_MEDIA_TYPES = ['application/json', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'text/csv'] as const;
@@ -27,17 +27,21 @@ export async function registerPriceListRoutes(parent: FastifyInstance, db: Datab
     scope.addContentTypeParser([...PUBLISH_MEDIA_TYPES], (_request, payload, done) => done(null, payload));
     const app = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.post('/admin/stores/:id/price-lists', { schema: publishSchema }, async (request, reply) => {
+    app.post('/admin/stores/:id/price-lists', { schema: { ...publishSchema, querystring: publishQuery } }, async (request, reply) => {
       const body = request.body as IncomingMessage | undefined;
       if (!body) throw new AppError('invalid_parameter', `send the price list as the body, with Content-Type ${PUBLISH_MEDIA_TYPES.join(', ')}`);
       const contentType = request.headers['content-type'] ?? '';
       const format = sourceFormatOf(contentType);
       const encoding = charsetOf(contentType);
       try {
+        const force = request.query.force === 'true' || request.query.force === '1';
         const rows = readSource(body, format, { encoding, maxLineBytes: config.maxLineBytes });
-        const list = await publishPriceList(db, request.params.id, failingWhenCutOff(rows, body), { maxFieldChars: config.maxFieldChars, metrics: scope.metrics });
-        // The feed check's counts ride along as warnings; they never refuse a publication (CONTRACT §14).
-        return reply.code(201).send({ ...priceListView(list), warnings: list.warnings });
+        const published = await publishPriceList(db, request.params.id, failingWhenCutOff(rows, body), {
+          force, keepVersions: config.historyVersions, maxFieldChars: config.maxFieldChars, metrics: scope.metrics,
+        });
+        // 202: stored as a held version, not served until released (CONTRACT §10). The feed
+        // check's counts ride along as warnings; they never refuse a publication (CONTRACT §14).
+        return reply.code(published.state === 'held' ? 202 : 201).send({ ...publicationView(published, published.state, 'publish', published.diff), warnings: published.warnings });
       } catch (error) {
         // A client that went away mid-upload is not a server fault: no 500, no error log line.
         throw withProblemList(!isAppError(error) && !body.complete ? cutOff() : error);

@@ -54,6 +54,7 @@
       case 'revoked_key': return "This key has been revoked (401 revoked_key). Ask the store's administrator for a new key.";
       case 'rate_limited': return 'Too many requests (429 rate_limited). Wait ' + retryAfter(response) + ' and try again.';
       case 'price_list_not_found': return 'This store has not published a price list yet (404 price_list_not_found).';
+      case 'version_not_found': return 'This version is no longer kept (404 version_not_found). Check the key again to refresh the list of versions.';
       case 'profile_not_found': return 'This profile is gone (404 profile_not_found). Check the key again to refresh the list of profiles.';
       case 'unavailable': return 'The service is unavailable right now (503). Try again in ' + retryAfter(response) + '.';
       default:
@@ -153,6 +154,13 @@
     profile.textContent = '';
     profile.append(option('', 'None: the standard columns'));
     me.profiles.forEach(function (p) { profile.append(option(String(p.id), p.name + ' (id ' + p.id + ')')); });
+    // CONTRACT section 10: a retained version by version=N; held ones are not served.
+    var version = el('version');
+    version.textContent = '';
+    version.append(option('', 'Latest (follows every publication)'));
+    (me.versions || []).forEach(function (v) {
+      if (v.state === 'retained') version.append(option(String(v.version), 'Version ' + v.version + ', ' + formatTime(v.published_at) + (v.source === 'rollback' ? ' (rollback)' : '')));
+    });
     fillFormats();
     el('builder').hidden = false;
     update();
@@ -171,6 +179,8 @@
     select.textContent = '';
     formats.forEach(function (f) { select.append(option(f, FORMAT_NAMES[f] || f)); });
     select.value = formats.includes(priceFormat) ? priceFormat : kind.defaultFormat;
+    // The summary is always of the latest list.
+    control('version').disabled = chosenKind() === 'summary';
   }
 
   /** The exact address: the api/me template with the key, and only the parameters that differ from the defaults. */
@@ -186,6 +196,7 @@
     if (format && format !== kind.defaultFormat) params.push('format=' + encodeURIComponent(format));
     if (control('profile').value) params.push('profile_id=' + encodeURIComponent(control('profile').value));
     if (control('only-available').checked) params.push('only_available=true');
+    if (control('version').value && kindName !== 'summary') params.push('version=' + encodeURIComponent(control('version').value));
     if (params.length > 0) address += (address.indexOf('?') === -1 ? '?' : '&') + params.join('&');
     return address;
   }
@@ -390,5 +401,5 @@
     if (chosenKind() !== 'summary') priceFormat = control('format').value;
     update();
   });
-  ['profile', 'only-available'].forEach(function (id) { el(id).addEventListener('change', update); });
+  ['profile', 'only-available', 'version'].forEach(function (id) { el(id).addEventListener('change', update); });
 })();

@@ -2,11 +2,12 @@ import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import { scopesFromJson, scopesToJson } from '../../model/key-scopes.js';
 import type { Profile, ProfileDefinition } from '../../model/profile.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { categoryLevels, extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
-  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
+  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyAccessChange, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
@@ -33,6 +34,7 @@ const storeFrom = (r: Row): StoreRecord => ({
 const keyFrom = (r: Row): ApiKeyRecord => ({
   id: r.id as string, store_id: r.store_id as string, label: (r.label as string | null) ?? null, prefix: r.prefix as string,
   created_at: r.created_at as Date, last_used_at: dateOrNull(r.last_used_at), revoked_at: dateOrNull(r.revoked_at),
+  scopes: scopesFromJson(r.scopes), expires_at: dateOrNull(r.expires_at),
 });
 const priceListFrom = (r: Row): PriceListRecord => ({
   id: Number(r.id), store_id: r.store_id as string, version: Number(r.version), published_at: r.published_at as Date,
@@ -44,7 +46,9 @@ const profileFrom = (r: Row): Profile => ({
   id: Number(r.id), store_id: r.store_id as string, revision: Number(r.revision), updated_at: r.updated_at as Date,
 });
 
-const KEY_COLUMNS = 'k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at';
+const KEY_COLUMNS = 'k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.scopes, k.expires_at';
+const INSERT_KEY_SQL = 'INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, now(), $6, $7) RETURNING *';
+const insertKeyValues = (key: NewApiKey) => [key.id, key.store_id, key.label, key.prefix, key.hash, scopesToJson(key.scopes ?? null), key.expires_at ?? null];
 const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available_count, currencies, category_ids';
 
 /**
@@ -118,10 +122,7 @@ export class PostgresStore implements Store {
   }
 
   async insertKey(key: NewApiKey): Promise<ApiKeyRecord> {
-    const { rows } = await this.pool.query(
-      'INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, now()) RETURNING *',
-      [key.id, key.store_id, key.label, key.prefix, key.hash],
-    );
+    const { rows } = await this.pool.query(INSERT_KEY_SQL, insertKeyValues(key));
     return keyFrom(rows[0]);
   }
 
@@ -161,6 +162,21 @@ export class PostgresStore implements Store {
   async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | null> {
     await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
     return this.getKey(id);
+  }
+
+  async updateKeyAccess(id: string, change: KeyAccessChange): Promise<ApiKeyRecord | null> {
+    if (change.scopes !== undefined) await this.pool.query('UPDATE api_keys SET scopes = $1 WHERE id = $2', [scopesToJson(change.scopes), id]);
+    if (change.expires_at !== undefined) await this.pool.query('UPDATE api_keys SET expires_at = $1 WHERE id = $2', [change.expires_at, id]);
+    return this.getKey(id);
+  }
+
+  async rotateKey(oldId: string, replacement: NewApiKey, oldExpiresAt: Date): Promise<{ old: ApiKeyRecord; replacement: ApiKeyRecord } | null> {
+    return this.transaction(async (client) => {
+      const old = await client.query('UPDATE api_keys SET expires_at = LEAST(COALESCE(expires_at, $1), $1) WHERE id = $2 RETURNING *', [oldExpiresAt, oldId]);
+      if (old.rows.length === 0) return null;
+      const inserted = await client.query(INSERT_KEY_SQL, insertKeyValues(replacement));
+      return { old: keyFrom(old.rows[0]), replacement: keyFrom(inserted.rows[0]) };
+    });
   }
 
   async putProfile(storeId: string, definition: ProfileDefinition, id?: number): Promise<Profile | null> {

@@ -75,6 +75,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX price_items_offer ON price_items(price_list_id, offer_id);
   `,
+  // Keys that open less (CONTRACT §15): scopes as JSON text (NULL: everything), as in SQLite.
+  `ALTER TABLE api_keys ADD COLUMN scopes text, ADD COLUMN expires_at timestamptz`,
 ];
 
 /**

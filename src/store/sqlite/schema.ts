@@ -73,4 +73,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // Which text fields of an item need no CSV quoting for the common delimiters (delimited-sql.ts);
   // NULL for rows published before it: they take the full test.
   `ALTER TABLE price_items ADD COLUMN quote_free INTEGER`,
+  // Keys that open less (CONTRACT §15): scopes as JSON text (NULL: everything), expiry in ms.
+  `ALTER TABLE api_keys ADD COLUMN scopes TEXT;
+   ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;`,
 ];

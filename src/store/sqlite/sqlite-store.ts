@@ -2,11 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { STORED_FIELDS, type DelimitedRecordSpec } from '../../model/delimited-record.js';
+import { scopesFromJson, scopesToJson } from '../../model/key-scopes.js';
 import type { Profile, ProfileDefinition } from '../../model/profile.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { categoryLevels, itemFromRow, parentPath, STALE_DRAFT_MS, SUPERSEDED_GRACE_MS } from '../item-row.js';
 import type {
-  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
+  ApiKeyRecord, CategoryRecord, DuplicateOffer, KeyAccessChange, KeyLookup, LatestPriceList, NewApiKey, NewStore, PriceListRecord, PublicationDraft,
   PublicationSummary, ReadItemsOptions, SequencedItem, Store, StoreRecord,
 } from '../types.js';
 import { changeSignal } from './change-signal.js';
@@ -29,6 +30,7 @@ const storeFrom = (r: Row): StoreRecord => ({
 const keyFrom = (r: Row): ApiKeyRecord => ({
   id: r.id as string, store_id: r.store_id as string, label: (r.label as string | null) ?? null, prefix: r.prefix as string,
   created_at: date(r.created_at), last_used_at: dateOrNull(r.last_used_at), revoked_at: dateOrNull(r.revoked_at),
+  scopes: scopesFromJson(r.scopes), expires_at: dateOrNull(r.expires_at),
 });
 const priceListFrom = (r: Row): PriceListRecord => ({
   id: Number(r.id), store_id: r.store_id as string, version: Number(r.version), published_at: date(r.published_at),
@@ -124,9 +126,12 @@ export class SqliteStore implements Store {
 
   async insertKey(key: NewApiKey): Promise<ApiKeyRecord> {
     const now = Date.now();
-    this.prepare('INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(key.id, key.store_id, key.label, key.prefix, key.hash, now);
-    return { id: key.id, store_id: key.store_id, label: key.label, prefix: key.prefix, created_at: date(now), last_used_at: null, revoked_at: null };
+    this.prepare('INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(key.id, key.store_id, key.label, key.prefix, key.hash, now, scopesToJson(key.scopes ?? null), key.expires_at?.getTime() ?? null);
+    return {
+      id: key.id, store_id: key.store_id, label: key.label, prefix: key.prefix, created_at: date(now), last_used_at: null, revoked_at: null,
+      scopes: key.scopes ?? null, expires_at: key.expires_at ?? null,
+    };
   }
 
   async findKeyByHash(hash: string): Promise<KeyLookup | null> {
@@ -173,6 +178,28 @@ export class SqliteStore implements Store {
     this.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at.getTime(), id);
     this.keyLookups.invalidate();
     return this.getKey(id);
+  }
+
+  async updateKeyAccess(id: string, change: KeyAccessChange): Promise<ApiKeyRecord | null> {
+    if (change.scopes !== undefined) this.prepare('UPDATE api_keys SET scopes = ? WHERE id = ?').run(scopesToJson(change.scopes), id);
+    if (change.expires_at !== undefined) this.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(change.expires_at?.getTime() ?? null, id);
+    this.keyLookups.invalidate();
+    return this.getKey(id);
+  }
+
+  async rotateKey(oldId: string, replacement: NewApiKey, oldExpiresAt: Date): Promise<{ old: ApiKeyRecord; replacement: ApiKeyRecord } | null> {
+    const rotate = this.db.transaction(() => {
+      if (!this.prepare('SELECT id FROM api_keys WHERE id = ?').get(oldId)) return false;
+      this.prepare('UPDATE api_keys SET expires_at = min(coalesce(expires_at, ?), ?) WHERE id = ?').run(oldExpiresAt.getTime(), oldExpiresAt.getTime(), oldId);
+      this.prepare('INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(replacement.id, replacement.store_id, replacement.label, replacement.prefix, replacement.hash, Date.now(),
+          scopesToJson(replacement.scopes ?? null), replacement.expires_at?.getTime() ?? null);
+      return true;
+    });
+    const done = rotate.immediate();
+    this.keyLookups.invalidate();
+    if (!done) return null;
+    return { old: (await this.getKey(oldId))!, replacement: (await this.getKey(replacement.id))! };
   }
 
   async putProfile(storeId: string, definition: ProfileDefinition, id?: number): Promise<Profile | null> {

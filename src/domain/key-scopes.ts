@@ -119,3 +119,9 @@ export function parseOverlap(text: string | null | undefined): number {
   }
   return ms;
 }
+
+/** Whether a key may ask for this format on some address (/api/me lists only those). */
+export const allowsFormat = (scopes: KeyScopes | null, format: string): boolean => !scopes?.formats || scopes.formats.includes(format);
+
+/** Whether a key may ask for this profile (/api/me lists only those). */
+export const allowsProfile = (scopes: KeyScopes | null, profileId: number): boolean => !scopes?.profiles || scopes.profiles.includes(profileId);

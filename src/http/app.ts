@@ -10,6 +10,7 @@ import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLog } from './plugins/request-log.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { registerKeyClock } from './key-access.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
 import { registerExportRoutes } from './routes/exports.js';
@@ -23,6 +24,8 @@ export interface AppDependencies {
   store: Store;
   /** Shared counters (Redis) when several instances run; in-memory otherwise. */
   counter?: RateCounter;
+  /** The clock keys expire by (CONTRACT §15); tests move it. Default: the system clock. */
+  clock?: () => Date;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
 }
@@ -91,6 +94,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   registerSecurityHeaders(app);
   registerErrorHandling(app, store, config.basePath);
+  registerKeyClock(app, deps.clock ?? (() => new Date()));
 
   const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
     perStorePerMin: config.rateLimitPerMin,

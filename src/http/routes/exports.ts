@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../../domain/keys.js';
 import type { ExportRequest } from '../../domain/exports.js';
 import { FORMAT_WRITERS } from '../../formats/registry.js';
-import type { FormatWriter } from '../../formats/types.js';
+import { EXPORT_FORMATS, type FormatWriter } from '../../formats/types.js';
 import type { RenderCache } from '../../render-cache/interface.js';
 import { LatestListWarmer } from '../../render-cache/latest-warmer.js';
 import type { KeyLookup, PriceListRecord, Store, StoreRecord } from '../../store/types.js';
 import { checkedExport } from '../checked-export.js';
 import { parseExportParams } from '../export-params.js';
+import { admitKey } from '../key-access.js';
 import { publicRoute } from '../public-route.js';
 import { cacheKey, renderCacheOf, sendExport, type ExportFile } from '../send-export.js';
 import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
@@ -15,8 +15,8 @@ import type { RequestGate } from '../request-gate.js';
 
 /** Addresses 2 and 4 of CONTRACT §3: the latest price list in any format, legacy CSV by default. */
 export function registerExportRoutes(app: FastifyInstance, store: Store, gate: RequestGate, cache: RenderCache = renderCacheOf(app)): void {
-  const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
-    const lookup = await gate.admit(request, () => authenticate(store, presentedKey));
+  const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined, basic = false) => {
+    const lookup = await admitKey(request, store, gate, { address: 'prices', fromAddress, basic, exportParams: { formats: EXPORT_FORMATS, defaultFormat: 'csv' } });
     const params = parseExportParams(request.query);
     const file = await priceListExport(store, lookup, FORMAT_WRITERS[params.format ?? 'csv'], { onlyAvailable: params.onlyAvailable, profileId: params.profileId });
     return sendExport(request, reply, file, cache);
@@ -29,7 +29,7 @@ export function registerExportRoutes(app: FastifyInstance, store: Store, gate: R
 
   publicRoute(app, '/api/export/latest', exportLatestSchema, (request, reply) => {
     const key = (request.query as Record<string, unknown>).key;
-    return serve(request, reply, firstString(key));
+    return serve(request, reply, firstString(key), true);
   });
 
   warmLegacyCsv(app, store, cache);

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { authenticate } from '../../domain/keys.js';
+import { allowsFormat, allowsProfile, opensAddress } from '../../domain/key-scopes.js';
 import { EXPORT_FORMATS } from '../../formats/types.js';
 import type { Store } from '../../store/types.js';
+import { admitKey } from '../key-access.js';
 import { publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
@@ -10,11 +11,11 @@ import { firstString } from './exports.js';
 /** Address 1 of CONTRACT §3. */
 export function registerMeRoute(app: FastifyInstance, store: Store, gate: RequestGate, publicBase: (host: string | undefined, protocol: string) => string): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
-    const presented = firstString(request.headers['x-api-key']);
-    const lookup = await gate.admit(request, () => authenticate(store, presented));
+    const lookup = await admitKey(request, store, gate, { address: 'me', fromAddress: firstString(request.headers['x-api-key']), basic: true });
     const profiles = await store.listProfiles(lookup.store.id);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
+    const scopes = lookup.key.scopes;
     reply.header('Cache-Control', 'no-store');
     return {
       store: { id: lookup.store.id, name: lookup.store.name, currency: lookup.store.currency },
@@ -24,6 +25,9 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
         prefix: lookup.key.prefix,
         created_at: lookup.key.created_at.toISOString(),
         last_used_at: lookup.key.last_used_at?.toISOString() ?? null,
+        // Null per dimension: not limited (CONTRACT §15). The lists below show only what the key opens.
+        scopes: { addresses: scopes?.addresses ?? null, formats: scopes?.formats ?? null, profiles: scopes?.profiles ?? null },
+        expires_at: lookup.key.expires_at?.toISOString() ?? null,
       },
       price_list: list && {
         version: list.version,
@@ -31,12 +35,14 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
         item_count: list.item_count,
         available_count: list.available_count,
       },
-      profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
-      formats: [...EXPORT_FORMATS],
+      profiles: profiles.filter((p) => allowsProfile(scopes, p.id)).map((p) => ({ id: p.id, name: p.name })),
+      formats: EXPORT_FORMATS.filter((f) => allowsFormat(scopes, f)),
       exports: {
-        campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,
-        export_latest: `${base}/api/export/latest?key={api_key}`,
-        summary: `${base}/WebApi/SummaryExportLatestGet/{api_key}`,
+        ...(opensAddress(scopes, 'prices') && {
+          campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,
+          export_latest: `${base}/api/export/latest?key={api_key}`,
+        }),
+        ...(opensAddress(scopes, 'summary') && allowsFormat(scopes, 'xlsx') && { summary: `${base}/WebApi/SummaryExportLatestGet/{api_key}` }),
       },
     };
   });

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../../domain/keys.js';
 import { renderSummaryMatrix, SUMMARY_CONTENT_TYPE } from '../../formats/xlsx/summary-writer.js';
 import type { RenderCache } from '../../render-cache/interface.js';
 import type { Store } from '../../store/types.js';
 import { checkedExport } from '../checked-export.js';
 import { parseExportParams } from '../export-params.js';
+import { admitKey } from '../key-access.js';
 import { publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { summaryExportSchema } from '../schemas/exports.js';
@@ -12,8 +12,8 @@ import { renderCacheOf, sendExport } from '../send-export.js';
 
 /** Address 3 of CONTRACT §3: the summary matrix workbook (§7), cached like every export. */
 export function registerSummaryRoute(app: FastifyInstance, store: Store, gate: RequestGate, cache: RenderCache = renderCacheOf(app)): void {
-  const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
-    const lookup = await gate.admit(request, () => authenticate(store, presentedKey));
+  const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined) => {
+    const lookup = await admitKey(request, store, gate, { address: 'summary', fromAddress, basic: false, exportParams: { formats: ['xlsx'], defaultFormat: 'xlsx' } });
     const params = parseExportParams(request.query, ['xlsx']);
     const file = await checkedExport(store, lookup, { onlyAvailable: params.onlyAvailable, profileId: params.profileId }, {
       endpoint: 'summary',

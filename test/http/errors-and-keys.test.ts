@@ -4,6 +4,7 @@ import { importKey, revokeKey } from '../../src/domain/keys.js';
 import { putProfile } from '../../src/domain/profiles.js';
 import { DIALECTS } from '../support/dialects.js';
 import { createTestApp, findKeyLeaks, get, newKey, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
+import { WWW_AUTHENTICATE } from '../../src/http/problem.js';
 
 const ITEMS_A = [{ offer_id: 'A1', name: 'Alpha', price: 10 }, { offer_id: 'A2', name: 'Beta', price: '20.5', quantity: 0 }];
 const ITEMS_B = [{ offer_id: 'SECRET-B', name: 'Bravo only', price: 99 }];
@@ -18,7 +19,7 @@ function assertProblem(response: { statusCode: number; headers: Record<string, u
   assert.equal(typeof body.title, 'string');
   assert.equal(typeof body.detail, 'string');
   assert.equal(typeof body.type, 'string');
-  if (status === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey');
+  if (status === 401) assert.equal(response.headers['www-authenticate'], WWW_AUTHENTICATE);
   assert.equal(response.headers['x-content-type-options'], 'nosniff');
   return body;
 }

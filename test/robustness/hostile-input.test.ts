@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { putProfile } from '../../src/domain/profiles.js';
 import { ALL_LOG_LINES, createTestApp, findKeyLeaks, ISSUED_KEYS, publishJson, SEEN_RESPONSES, storeWithKey, type TestApp } from '../support/test-app.js';
 import { findKeyLeaksAnyEncoding, keyForms } from './child-service.js';
+import { WWW_AUTHENTICATE } from '../../src/http/problem.js';
 
 const RUNS = Number(process.env.PRICE_EXPORT_PROPERTY_RUNS ?? 250);
 const ITEMS = [
@@ -90,7 +91,7 @@ describe('hostile input never breaks an address and never leaks a key', () => {
         assert.equal(body.status, response.statusCode, where);
         for (const field of ['type', 'title', 'detail', 'code']) assert.equal(typeof body[field], 'string', `${where}: ${field}`);
       }
-      if (response.statusCode === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey', where);
+      if (response.statusCode === 401) assert.equal(response.headers['www-authenticate'], WWW_AUTHENTICATE, where);
     }
 
     const headerValues = Object.values(response.headers).flat().map(String);

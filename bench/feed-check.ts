@@ -10,7 +10,7 @@ import { FeedCheckTally } from '../src/model/feed-check.js';
 import { FEED_CHECK_TARGETS, feedRules } from '../src/model/feed-rules.js';
 import type { PriceItem } from '../src/model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS } from '../src/model/profile.js';
-import type { ExportMeta } from '../src/formats/types.js';
+import type { ExportMeta } from '../src/model/export-writer.js';
 import { ymlWriter } from '../src/formats/yml.js';
 import { syntheticItem } from './bench-data.js';
 

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { demoAddresses, setUpDemo } from '../domain/demo.js';
-import { buildApp } from '../http/app.js';
+import { buildPublicApp } from '../composition.js';
 import { installGracefulShutdown } from '../http/graceful-shutdown.js';
 import { openStore } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
@@ -15,7 +15,7 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   if (options.seedDemo && !config.production && (await store.listStores()).length === 0) demo = await setUpDemo(store);
 
   const counter = await openCounter(config.redisUrl);
-  const app = await buildApp({ config, store, counter });
+  const app = await buildPublicApp({ config, store, counter });
   await app.listen({ port: config.port, host: config.host });
 
   let admin = null;

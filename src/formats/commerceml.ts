@@ -3,7 +3,7 @@ import { formatMoney } from '../model/money.js';
 import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME } from '../model/profile.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
 import { escapeText, XML_DECLARATION } from './xml.js';
 
 /*
@@ -97,9 +97,10 @@ function offerLayout(meta: ExportMeta): TextLayout {
 }
 
 /** CommerceML 2.08 offers package (CONTRACT §14), UTF-8. */
-export const commercemlWriter: FormatWriter = {
+export const commercemlWriter: ExportWriter = {
   format: 'commerceml',
   extension: 'xml',
   contentType: () => 'application/xml; charset=utf-8',
+  needs: { fields: 'columns', categories: false },
   render: (batches, meta) => renderText(batches, offerLayout(meta), UTF8_NO_BOM),
 };

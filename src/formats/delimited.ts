@@ -5,7 +5,7 @@ import { ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
 import { escapeFormula } from './formula-escape.js';
 import { renderText, type TextLayout } from './text-writer.js';
-import type { ExportFormat, ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 
 /*
  * CSV and TSV, CONTRACT §5 (the frozen legacy layout) and §6 (profiles).
@@ -155,10 +155,12 @@ async function* renderStoreRecords(header: string, options: TabularOptions, reco
   yield* records;
 }
 
-function delimitedWriter(format: Extract<ExportFormat, 'csv' | 'tsv'>, mediaType: string): FormatWriter {
+function delimitedWriter(format: 'csv' | 'tsv', mediaType: string): RecordSourceWriter {
   return {
     format,
     extension: format,
+    needs: { fields: 'columns', categories: false },
+    takesRecordSource: true,
     contentType: (meta) => `${mediaType}; charset=${optionsFor(meta, format).encoding}`,
     render(batches, meta, records) {
       const options = optionsFor(meta, format);
@@ -172,5 +174,5 @@ function delimitedWriter(format: Extract<ExportFormat, 'csv' | 'tsv'>, mediaType
   };
 }
 
-export const csvWriter: FormatWriter = delimitedWriter('csv', 'text/csv');
-export const tsvWriter: FormatWriter = delimitedWriter('tsv', 'text/tab-separated-values');
+export const csvWriter: RecordSourceWriter = delimitedWriter('csv', 'text/csv');
+export const tsvWriter: RecordSourceWriter = delimitedWriter('tsv', 'text/tab-separated-values');

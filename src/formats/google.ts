@@ -1,7 +1,7 @@
 import { formatMoney } from '../model/money.js';
 import type { PriceItem } from '../model/price-item.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
 import { escapeText, XML_DECLARATION } from './xml.js';
 
 /*
@@ -69,10 +69,10 @@ function itemLayout(meta: ExportMeta): TextLayout {
 }
 
 /** Google Merchant Center RSS 2.0 feed (CONTRACT §14), UTF-8. */
-export const googleWriter: FormatWriter = {
+export const googleWriter: ExportWriter = {
   format: 'google',
   extension: 'xml',
   contentType: () => 'application/xml; charset=utf-8',
-  readsWholeItems: true,
+  needs: { fields: 'all', categories: false },
   render: (batches, meta) => renderText(batches, itemLayout(meta), UTF8_NO_BOM),
 };

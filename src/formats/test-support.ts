@@ -7,7 +7,7 @@ import { LEGACY_COLUMNS, type ExportColumn } from '../model/columns.js';
 import { parseMoney, type Cents } from '../model/money.js';
 import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type PriceType, type TabularOptions } from '../model/profile.js';
-import type { ExportCategory, ExportMeta, FormatWriter } from './types.js';
+import type { ExportCategory, ExportMeta, ExportWriter } from '../model/export-writer.js';
 
 type RawItem = Record<string, unknown>;
 
@@ -135,7 +135,7 @@ export async function collectChunks(stream: AsyncIterable<Uint8Array>): Promise<
 }
 
 /** The writer's whole output for these items. */
-export async function renderToBuffer(writer: FormatWriter, items: readonly PriceItem[], meta = buildMeta(items)): Promise<Buffer> {
+export async function renderToBuffer(writer: ExportWriter, items: readonly PriceItem[], meta = buildMeta(items)): Promise<Buffer> {
   return Buffer.concat(await collectChunks(writer.render(inBatches(items), meta)));
 }
 

@@ -1,9 +1,12 @@
 import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
+import type { ExportService } from '../domain/exports.js';
 import type { Store } from '../store/types.js';
 import type { RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
+import { renderCacheOf } from './export-cache.js';
+import { registerExportWarming } from './export-warming.js';
 import { registerDrain } from './graceful-shutdown.js';
 import { registerErrorHandling } from './plugins/error-handling.js';
 import { answerClientError, problemBody } from './problem.js';
@@ -14,14 +17,16 @@ import { registerKeyClock } from './key-access.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
 import { registerExportRoutes } from './routes/exports.js';
-import { registerFeedCheckRoute } from './routes/feed-check.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
+import { registerFeedCheckRoute } from './routes/feed-check.js';
 
 export interface AppDependencies {
   config: Readonly<Config>;
   store: Store;
+  /** The export use case, composed with the format writers (src/composition.ts). */
+  exports: ExportService;
   /** Shared counters (Redis) when several instances run; in-memory otherwise. */
   counter?: RateCounter;
   /** The clock keys expire by (CONTRACT §15); tests move it. Default: the system clock. */
@@ -107,11 +112,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       // Public schemas document; parameters are checked by hand after the key (see export-params.ts).
       scope.setValidatorCompiler(() => () => true);
       await registerOpenApi(scope, config);
-      registerMeRoute(scope, store, gate, publicBase);
+      registerMeRoute(scope, store, gate, publicBase, deps.exports.formats);
       registerBuilderRoute(scope, config);
-      registerExportRoutes(scope, store, gate);
-      registerSummaryRoute(scope, store, gate);
+      const delivery = { exports: deps.exports, cache: renderCacheOf(scope) };
+      registerExportRoutes(scope, store, gate, delivery);
+      registerSummaryRoute(scope, store, gate, delivery);
       registerFeedCheckRoute(scope, store, gate);
+      registerExportWarming(scope, delivery);
+      scope.addHook('onReady', async () => deps.exports.start());
     },
     { prefix: config.basePath },
   );

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { constants as zlib, createBrotliCompress, createGzip } from 'node:zlib';
+import { createCompressor } from './compression.js';
 import { FollowStream, type FollowedFile } from './follow-stream.js';
 import type { CacheKey, Coding, OpenCachedFile, RenderCache, RenderCacheStats, RenderSource } from './interface.js';
 
@@ -104,8 +104,9 @@ class Entry implements FollowedFile {
  *   (FollowStream). That is the single flight: one render per variant however many requests,
  *   first byte as soon as the render yields it, and memory flat whatever the readers' speeds.
  * - gzip and br copies are made once, on the first request that wants them, one at a time in
- *   the background at higher levels than streaming affords (the request itself is compressed
- *   on the fly meanwhile).
+ *   the background (the request itself is compressed on the fly meanwhile), by the one
+ *   compressor of compression.ts: the copy is byte for byte what the on-the-fly stream sent,
+ *   so both answer under one strong ETag.
  * - Total bytes stay under `maxBytes`: finished entries are evicted least recently used first.
  *   A render in progress counts as it grows but is never evicted, so only a single render larger
  *   than the whole bound can overshoot it, and it is dropped when it finishes.
@@ -349,7 +350,7 @@ export class DiskRenderCache implements RenderCache {
     const target = entry.path(coding);
     const temp = `${target}.tmp`;
     try {
-      await pipeline(createReadStream(entry.file), compressor(coding, entry.written), createWriteStream(temp), { signal: this.stopCopies.signal });
+      await pipeline(createReadStream(entry.file), createCompressor(coding), createWriteStream(temp), { signal: this.stopCopies.signal });
       const { size } = await stat(temp);
       await rename(temp, target);
       if (entry.dropped || this.closed) {
@@ -365,17 +366,6 @@ export class DiskRenderCache implements RenderCache {
       if (code !== 'ENOENT' && code !== 'ABORT_ERR') this.log?.warn({ err: { type: (error as Error).name, code } }, 'precompressing an export failed');
     }
   }
-}
-
-/**
- * Levels for copies made once and served many times. gzip 9 costs ~3× level 6 for a few bytes;
- * brotli 6 gives nearly quality 9's size at a third of its time (a 14 MB CSV: q6 ≈ 1.5 s, q9 ≈ 4.7 s,
- * q11 ≈ 90 s — far too slow for a 1M-item list).
- */
-function compressor(coding: Copy, size: number) {
-  return coding === 'gzip'
-    ? createGzip({ level: 9 })
-    : createBrotliCompress({ params: { [zlib.BROTLI_PARAM_QUALITY]: 6, [zlib.BROTLI_PARAM_SIZE_HINT]: size } });
 }
 
 /** Removes cache directories left by instances that died without closing (their pid is gone). */

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
 import { buildAdminApp } from '../../src/http/admin/admin-app.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildPublicApp } from '../../src/composition.js';
 import type { PublicationDraft, Store } from '../../src/store/types.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from '../support/dialects.js';
 
@@ -34,7 +34,7 @@ export async function startAdminHarness(dialect: Dialect): Promise<AdminHarness>
   let aborts = 0;
   const store = countingDraftCalls(db.store, { append: () => appends++, abort: () => aborts++ });
   const admin = await buildAdminApp({ config, store, logStream });
-  const publicApp = await buildApp({ config, store: db.store, logStream });
+  const publicApp = await buildPublicApp({ config, store: db.store, logStream });
   await publicApp.ready();
   const adminUrl = await admin.listen({ port: 0, host: '127.0.0.1' });
   return {

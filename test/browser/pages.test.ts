@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { issueKey, revokeKey } from '../../src/domain/keys.js';
 import { createStore } from '../../src/domain/stores.js';
 import { PUBLIC_ERROR_CODES } from '../../src/errors/codes.js';
-import { EXPORT_FORMATS } from '../../src/formats/types.js';
+import { EXPORT_FORMATS } from '../../src/formats/registry.js';
 import { CHROMIUM_PATH, haveChromium, launchChromium, offlineContext, startDemoApp, type RunningApp } from './browser-app.js';
 
 const skip = haveChromium() ? false : `${CHROMIUM_PATH} is missing: the browser tests of /docs and / are skipped (apt-get install chromium)`;

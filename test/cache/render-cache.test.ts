@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { putProfile } from '../../src/domain/profiles.js';
 import { FORMAT_WRITERS } from '../../src/formats/registry.js';
-import { cacheKey, renderCacheOf } from '../../src/http/send-export.js';
+import { cacheKey, renderCacheOf } from '../../src/http/export-cache.js';
 import { DIALECTS } from '../support/dialects.js';
 import { createTestApp, findKeyLeaks, get, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
 

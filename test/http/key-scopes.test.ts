@@ -28,7 +28,7 @@ function assertOpens(response: Response, where: string): void {
 }
 
 /** Every public address a scope names, as one request each (the `changes` address of §11 is not built yet). */
-function everyAddress(key: string, query = '') {
+function everyAddress(key: string, query = ''): { address: string; name: string; url: string; headers: Record<string, string> }[] {
   const q = query ? `&${query}` : '';
   return [
     { address: 'prices', name: 'CampaignDataLatestGet', url: `/WebApi/CampaignDataLatestGet/${key}${query ? `?${query}` : ''}`, headers: {} },

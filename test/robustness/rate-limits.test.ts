@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildPublicApp } from '../../src/composition.js';
 import type { RateCounter } from '../../src/rate-limit/interface.js';
 import { RedisCounter } from '../../src/rate-limit/redis-counter.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
@@ -41,7 +41,7 @@ async function gateApp(db: TestDatabase, counter?: RateCounter): Promise<GateApp
       done();
     },
   });
-  const app = await buildApp({ config, store: db.store, counter, logStream });
+  const app = await buildPublicApp({ config, store: db.store, counter, logStream });
   await app.ready();
   return { app, logLines };
 }

@@ -5,7 +5,7 @@ import { issueKey } from '../../src/domain/keys.js';
 import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
 import { publishPriceList } from '../../src/domain/publishing.js';
 import { createStore } from '../../src/domain/stores.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildPublicApp } from '../../src/composition.js';
 import type { PriceListRecord, Store } from '../../src/store/types.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './dialects.js';
 
@@ -32,7 +32,7 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
       done();
     },
   });
-  const app = await buildApp({ config, store: db.store, logStream, clock: options.clock });
+  const app = await buildPublicApp({ config, store: db.store, logStream, clock: options.clock });
   await app.ready();
   return { app, store: db.store, db, logLines, close: async () => { await app.close(); await db.drop(); } };
 }

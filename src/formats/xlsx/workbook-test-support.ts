@@ -13,7 +13,7 @@ import { LEGACY_COLUMNS, type ExportColumn } from '../../model/columns.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS } from '../../model/profile.js';
 import { normalizeItem } from '../test-support.js';
-import type { ExportMeta } from '../types.js';
+import type { ExportMeta } from '../../model/export-writer.js';
 
 type Raw = Record<string, unknown>;
 

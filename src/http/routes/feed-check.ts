@@ -5,14 +5,9 @@ import { FEED_CHECK_TARGETS, type FeedCheckTarget } from '../../model/feed-rules
 import type { Store } from '../../store/types.js';
 import { parseExportParams } from '../export-params.js';
 import { admitKey } from '../key-access.js';
-import { publicRoute } from '../public-route.js';
+import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { feedCheckSchema } from '../schemas/feed-check.js';
-
-const firstString = (value: unknown): string | undefined => {
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
-};
 
 /** GET /api/export/check (CONTRACT §14): a target's rules over the latest list, as JSON. */
 export function registerFeedCheckRoute(app: FastifyInstance, store: Store, gate: RequestGate): void {

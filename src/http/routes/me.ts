@@ -1,15 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { allowsFormat, allowsProfile, opensAddress } from '../../domain/key-scopes.js';
-import { EXPORT_FORMATS } from '../../formats/types.js';
 import type { Store } from '../../store/types.js';
 import { admitKey } from '../key-access.js';
-import { publicRoute } from '../public-route.js';
+import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
-import { firstString } from './exports.js';
 
 /** Address 1 of CONTRACT §3. */
-export function registerMeRoute(app: FastifyInstance, store: Store, gate: RequestGate, publicBase: (host: string | undefined, protocol: string) => string): void {
+export function registerMeRoute(
+  app: FastifyInstance,
+  store: Store,
+  gate: RequestGate,
+  publicBase: (host: string | undefined, protocol: string) => string,
+  formats: readonly string[],
+): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const lookup = await admitKey(request, store, gate, { address: 'me', fromAddress: firstString(request.headers['x-api-key']), basic: true });
     const profiles = await store.listProfiles(lookup.store.id);
@@ -36,7 +40,7 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
         available_count: list.available_count,
       },
       profiles: profiles.filter((p) => allowsProfile(scopes, p.id)).map((p) => ({ id: p.id, name: p.name })),
-      formats: EXPORT_FORMATS.filter((f) => allowsFormat(scopes, f)),
+      formats: formats.filter((f) => allowsFormat(scopes, f)),
       exports: {
         ...(opensAddress(scopes, 'prices') && {
           campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import { PUBLIC_ERROR_CODES } from '../../errors/codes.js';
-import { EXPORT_FORMATS } from '../../formats/types.js';
 import { problemResponses } from './problem.js';
 
 const formatParam = (formats: readonly string[], fallback: string) =>
@@ -29,7 +28,10 @@ const FILE_TYPES = {
 
 const fileResponses = (description: string, types: Record<string, unknown>) => ({
   200: {
-    description: `${description} Headers: ETag and Last-Modified (a conditional request answers 304), Content-Disposition: attachment, Cache-Control: private, no-cache; br/gzip on request.`,
+    description:
+      `${description} Headers: ETag and Last-Modified (a conditional request answers 304), Content-Disposition: attachment, Cache-Control: private, no-cache; br/gzip on request (by q-value, br first when equal). ` +
+      'Last-Modified is the later of the publication time and the last edit of the profile used (a profile edit changes the file); the file name and the YML `date` keep the publication time. ' +
+      'Each content coding has its own strong ETag, and one ETag always names the same bytes (the first, streamed answer and every later one).',
     content: types,
   },
   206: {
@@ -46,26 +48,28 @@ const notes =
   "A key limited to formats is judged by the format asked for, or the address's default when none is; a key limited to profiles must name one of them in `profile_id`. " +
   'Unknown parameters are ignored; an empty value counts as absent; a parameter given twice counts with its first value.';
 
-export const campaignDataSchema = {
+/** The schema of address 2; `formats` are the registry's (the export service's). */
+export const campaignDataSchema = (formats: readonly string[]) => ({
   operationId: 'campaignDataLatestGet',
   tags: ['Exports'],
   summary: 'Latest price list (legacy address, key in the path)',
   description: `Without parameters: the frozen legacy CSV, byte for byte. The path matches in any letter case and with a trailing slash. ${notes}`,
   params: Type.Object({ api_key: Type.String({ description: 'The API key (a pex_… key or a key carried over from the predecessor)' }) }),
-  querystring: Type.Object(commonQuery(EXPORT_FORMATS, 'legacy CSV')),
+  querystring: Type.Object(commonQuery(formats, 'legacy CSV')),
   response: fileResponses('The price list file.', FILE_TYPES),
-};
+});
 
-export const exportLatestSchema = {
+/** The schema of address 4. */
+export const exportLatestSchema = (formats: readonly string[]) => ({
   operationId: 'exportLatest',
   tags: ['Exports'],
   summary: 'Latest price list (key in the query)',
   description: `Without parameters: the frozen legacy CSV, byte for byte. ${notes}`,
-  querystring: Type.Object({ key: Type.Optional(Type.String({ description: 'The API key (or send it as the Basic password)' })), ...commonQuery(EXPORT_FORMATS, 'legacy CSV') }),
+  querystring: Type.Object({ key: Type.Optional(Type.String({ description: 'The API key (or send it as the Basic password)' })), ...commonQuery(formats, 'legacy CSV') }),
   // The key in `key=` (described above) or as the password of HTTP Basic; both at once must be the same key (else 400).
   security: BASIC_OR_QUERY_KEY,
   response: fileResponses('The price list file.', FILE_TYPES),
-};
+});
 
 export const summaryExportSchema = {
   operationId: 'summaryExportLatestGet',

@@ -2,7 +2,8 @@ import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import { demoAddresses, setUpDemo } from '../domain/demo.js';
-import { importKey, issueKey, listKeys, revokeKey } from '../domain/keys.js';
+import { importKey, issueKey, listKeys, revokeKey, rotateKey, updateKeyAccess, type KeyAccessInput } from '../domain/keys.js';
+import { describeScopes } from '../domain/key-scopes.js';
 import { putProfile } from '../domain/profiles.js';
 import { readSource, sourceFormatOf } from '../domain/publication-source.js';
 import { publishPriceList } from '../domain/publishing.js';
@@ -16,7 +17,12 @@ export const USAGE = `Usage: price-export <command>
   serve                                              public API (+ internal API when ADMIN_TOKEN is set)
   migrate                                            create or upgrade the schema
   store create --id ID --name NAME [--currency RUB] [--url URL] [--company NAME]
-  key issue --store ID [--label TEXT]                prints only the new key, once, on stdout
+  key issue --store ID [--label TEXT] [--addresses prices,summary,changes,me] [--formats csv,yml,…]
+            [--profiles 3,7] [--expires 2027-01-31T00:00:00Z]
+                                                     prints only the new key, once, on stdout
+  key rotate KEY_ID [--overlap 7d]                   a new key with the same store, label and scopes, printed once;
+                                                     the old one expires after the overlap (s, m, h, d; 0: at once)
+  key update KEY_ID [--addresses …|all] [--formats …|all] [--profiles …|all] [--expires ISO|never]
   key import --store ID --value KEY [--label TEXT]   a predecessor's key, by value
   key list --store ID [--json]                       id, label, prefix, dates; never values
   key revoke KEY_ID
@@ -56,6 +62,22 @@ async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
+const ACCESS_OPTIONS = { addresses: { type: 'string' }, formats: { type: 'string' }, profiles: { type: 'string' }, expires: { type: 'string' } } as const;
+
+/**
+ * The scope and expiry options of `key issue` and `key update`. With `lift` (update), that word
+ * (`all`, `never` for --expires) lifts a limit; an option left out keeps what the key has.
+ */
+function accessInput(values: { addresses?: string; formats?: string; profiles?: string; expires?: string }, lift?: string): KeyAccessInput {
+  const list = (value: string | undefined) => (lift !== undefined && value === lift ? null : value);
+  return {
+    addresses: list(values.addresses),
+    formats: list(values.formats),
+    profiles: list(values.profiles),
+    expires: lift !== undefined && values.expires === 'never' ? null : values.expires,
+  };
+}
+
 /** Runs one command (everything but `serve`); returns the exit code. */
 export async function runCommand(argv: string[], out: Out): Promise<number> {
   const [command, sub, ...rest] = argv;
@@ -74,8 +96,8 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
       return 0;
     }
     case 'key issue': {
-      const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' } });
-      const issued = await withStore((store) => issueKey(store, required(values.store, 'store'), values.label ?? null));
+      const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' }, ...ACCESS_OPTIONS });
+      const issued = await withStore((store) => issueKey(store, required(values.store, 'store'), values.label ?? null, accessInput(values)));
       out.stderr(`key ${issued.record.id} issued for store ${issued.record.store_id}; it is shown once:\n`);
       line(issued.value);
       return 0;
@@ -91,9 +113,10 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
       const keys = await withStore((store) => listKeys(store, required(values.store, 'store')));
       if (values.json) line(JSON.stringify(keys, null, 2));
       else {
-        line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at'].join('\t'));
+        line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'expires_at', 'scopes'].join('\t'));
         for (const k of keys) {
-          line([k.id, k.label ?? '', k.prefix, k.created_at.toISOString(), k.last_used_at?.toISOString() ?? '', k.revoked_at?.toISOString() ?? ''].join('\t'));
+          const dates = [k.created_at, k.last_used_at, k.revoked_at, k.expires_at].map((d) => d?.toISOString() ?? '');
+          line([k.id, k.label ?? '', k.prefix, ...dates, describeScopes(k.scopes)].join('\t'));
         }
       }
       return 0;
@@ -102,6 +125,21 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
       const { positionals } = options(rest, {}, 1);
       const record = await withStore((store) => revokeKey(store, required(positionals[0], 'KEY_ID (the first argument)')));
       line(`revoked ${record.id} at ${record.revoked_at!.toISOString()}`);
+      return 0;
+    }
+    case 'key rotate': {
+      const { values, positionals } = options(rest, { overlap: { type: 'string' } }, 1);
+      const keyId = required(positionals[0], 'KEY_ID (the first argument)');
+      const rotated = await withStore((store) => rotateKey(store, keyId, values.overlap ?? null));
+      out.stderr(`key ${rotated.record.id} replaces ${rotated.old.id}, which expires at ${rotated.old.expires_at!.toISOString()}; the new key is shown once:\n`);
+      line(rotated.value);
+      return 0;
+    }
+    case 'key update': {
+      const { values, positionals } = options(rest, ACCESS_OPTIONS, 1);
+      const keyId = required(positionals[0], 'KEY_ID (the first argument)');
+      const record = await withStore((store) => updateKeyAccess(store, keyId, accessInput(values, 'all')));
+      line(`${record.id}\t${record.expires_at?.toISOString() ?? 'never expires'}\t${describeScopes(record.scopes)}`);
       return 0;
     }
     case 'profile put': {

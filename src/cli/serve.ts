@@ -29,8 +29,9 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = config.publicUrl ?? `http://localhost:${port}${config.basePath}`;
   if (demo) {
-    // Printed for the newcomer at the terminal, not logged: the key is shown this once.
-    process.stdout.write(
+    // Printed for the newcomer at the terminal, never logged: the key is shown this once. Standard
+    // error, because standard output carries the JSON log lines, which a collector keeps.
+    process.stderr.write(
       `\nDemo store "${demo.storeId}" created. Demo API key (shown once):\n  ${demo.key}\n\nTry:\n` +
         demoAddresses(base, demo.key, demo.profile.id).map((line) => `  ${line}`).join('\n') +
         `\n\nDocs: ${base}/docs   Export-link builder: ${base}/\n\n`,

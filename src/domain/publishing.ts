@@ -13,6 +13,8 @@ const MAX_REPORTED_PROBLEMS = 1000;
 export interface PublishOptions {
   /** Called every BATCH_SIZE rows with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /** The longest text field, in characters (MAX_FIELD_CHARS); a longer one is a bad row. */
+  maxFieldChars?: number;
 }
 
 /** A new latest list, with the feed check's warnings about it (CONTRACT §14: never a refusal). */
@@ -71,7 +73,7 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         report(rowNumber, row.position, `not valid JSON: ${row.raw.message}`);
         continue;
       }
-      const result = normalizeItem(row.raw, owner.currency, row.text);
+      const result = normalizeItem(row.raw, owner.currency, row.text, options.maxFieldChars);
       if (result.problems) {
         report(rowNumber, row.position, result.problems.join('; '));
         continue;

@@ -22,6 +22,21 @@ import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
 import { registerFeedCheckRoute } from './routes/feed-check.js';
 
+/**
+ * The absolute base of /api/me's address templates. The request's Host is the client's to
+ * choose (a link shared from a phishing host would look like ours), so it is used only when
+ * it is listed in ALLOWED_HOSTS, or anywhere outside production when no list is set; otherwise
+ * the templates are relative to the service root.
+ */
+export function publicBaseOf(config: Readonly<Config>): (host: string | undefined, protocol: string) => string {
+  return (host, protocol) => {
+    if (config.publicUrl !== null) return config.publicUrl;
+    const name = host?.toLowerCase();
+    const trusted = name !== undefined && (config.allowedHosts === null ? !config.production : config.allowedHosts.includes(name));
+    return trusted ? `${protocol}://${name}${config.basePath}` : config.basePath;
+  };
+}
+
 export interface AppDependencies {
   config: Readonly<Config>;
   store: Store;
@@ -69,6 +84,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
     logController: new LogController({ disableRequestLogging: true }),
+    // A socket with no traffic for IDLE_TIMEOUT_SECONDS is closed: idle connections cannot pile
+    // up until file descriptors run out (with MAX_CONNECTIONS below).
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
     // Only the configured proxies may name the client (X-Forwarded-For is the client's to forge).
     // A hop count is documented Fastify behaviour; its types only omit the number form.
     trustProxy: config.trustProxy as boolean | string[],
@@ -91,6 +109,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: false,
   });
 
+  // Connections beyond this are closed as they arrive, leaving descriptors for the rest of the process.
+  app.server.maxConnections = config.maxConnections;
   acceptEveryMethod(app);
   // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);
@@ -105,7 +125,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
   });
-  const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
+  // Opened here, under CACHE_DIR, before the routes ask for it (send-export.ts keeps one per server).
+  renderCacheOf(app, config.cacheDir ?? undefined);
+  const publicBase = publicBaseOf(config);
+  if (config.production && config.publicUrl === null && config.allowedHosts === null) {
+    app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');
+  }
 
   await app.register(
     async (scope) => {

@@ -6,7 +6,7 @@ import { loggerOptions } from '../app.js';
 import { registerDrain } from '../graceful-shutdown.js';
 import { registerRequestLog } from '../plugins/request-log.js';
 import { registerSecurityHeaders } from '../plugins/security-headers.js';
-import { registerAdminAuth } from './admin-auth.js';
+import { adminExposureWarnings, registerAdminAuth } from './admin-auth.js';
 import { registerAdminErrors } from './admin-errors.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerPriceListRoutes } from './routes/price-lists.js';
@@ -18,6 +18,8 @@ export interface AdminAppDependencies {
   store: Store;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The clock of the wrong-token throttle (a seam for tests). */
+  now?: () => number;
 }
 
 /**
@@ -44,11 +46,12 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerRequestLog(app, 'admin request');
   registerSecurityHeaders(app);
   registerAdminErrors(app, config.basePath);
-  registerAdminAuth(app, config.adminToken);
+  registerAdminAuth(app, config.adminToken, { failLimitPerMin: config.adminAuthFailLimitPerMin, now: deps.now });
+  for (const warning of adminExposureWarnings(config.adminHost, config.adminToken)) app.log.warn(warning);
 
   registerStoreRoutes(app, store);
   registerKeyRoutes(app, store);
   registerProfileRoutes(app, store);
-  await registerPriceListRoutes(app, store);
+  await registerPriceListRoutes(app, store, config);
   return app;
 }

@@ -42,6 +42,7 @@ and never put into this page's address.</p>
     <dt>Store</dt><dd id="store-name"></dd>
     <dt>Currency</dt><dd id="store-currency"></dd>
     <dt>This key</dt><dd id="key-name"></dd>
+    <dt>It opens</dt><dd id="key-scopes"></dd>
     <dt>Latest price list</dt><dd id="price-list"></dd>
     <dt>Export profiles</dt><dd id="profiles"></dd>
   </dl>

@@ -45,6 +45,11 @@ export interface Config {
   idleTimeoutSeconds: number;
   /** The render cache's root (CACHE_DIR); null: `price-export-cache` under the OS temp folder. */
   cacheDir: string | null;
+  // Operations (issue #21).
+  /** METRICS=off turns metrics off; on (the default) they are served where metricsPort / the admin API says. */
+  metrics: boolean;
+  /** METRICS_PORT: GET /metrics on 127.0.0.1 at this port, without the admin token; null: only on the admin API. */
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -118,6 +123,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   for (const host of allowedHosts ?? []) {
     if (!/^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(host)) problems.push(`ALLOWED_HOSTS must list host or host:port names, comma-separated; "${host}" is not one`);
   }
+  // Operations (issue #21): metrics on or off, and their loopback port.
+  const metricsText = (read('METRICS') ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(metricsText)) problems.push(`METRICS must be on or off, got "${metricsText}"`);
+  const metricsPort = read('METRICS_PORT') === undefined ? null : integer('METRICS_PORT', 0, 1, 65535);
 
   const config: Config = {
     databaseUrl,
@@ -141,6 +150,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     idleTimeoutSeconds: integer('IDLE_TIMEOUT_SECONDS', 120, 1, 86_400),
     maxLineBytes: integer('MAX_LINE_BYTES', DEFAULT_MAX_LINE_BYTES, 1, 256 * 1024 * 1024),
+    metrics: metricsText !== 'off',
+    metricsPort,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -2,13 +2,14 @@ import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { ExportService } from '../domain/exports.js';
+import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { Store } from '../store/types.js';
-import type { RateCounter } from '../rate-limit/interface.js';
+import type { Clock, RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
 import { renderCacheOf } from './export-cache.js';
 import { registerExportWarming } from './export-warming.js';
 import { registerDrain } from './graceful-shutdown.js';
-import { registerErrorHandling } from './plugins/error-handling.js';
+import { publicFrameworkError, registerProblemHandler } from './plugins/error-handling.js';
 import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLog } from './plugins/request-log.js';
@@ -16,6 +17,9 @@ import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { registerKeyClock } from './key-access.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
+import { registerHealthRoutes } from './operations/health.js';
+import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from './operations/request-id.js';
+import { registerRequestMetrics } from './operations/request-metrics.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
@@ -44,10 +48,12 @@ export interface AppDependencies {
   exports: ExportService;
   /** Shared counters (Redis) when several instances run; in-memory otherwise. */
   counter?: RateCounter;
-  /** The clock keys expire by (CONTRACT §15); tests move it. Default: the system clock. */
-  clock?: () => Date;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The process's metrics (src/metrics); no-op by default. */
+  metrics?: Metrics;
+  /** The rate limits' clock (the default counters' windows, the gate's outage back-off); tests move it by hand. */
+  now?: Clock;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -59,8 +65,23 @@ let standardOutput: pino.DestinationStream | undefined;
  * while a write is under way go out together with the next one; whatever is pending is written
  * on exit. One destination for the whole process, so the public and admin apps never interleave.
  */
-function standardOutputLog(): pino.DestinationStream {
-  return (standardOutput ??= pino.destination({ dest: 1, sync: false }));
+function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
+  return (standardOutput ??= prettyLog(config) ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * At a terminal, outside production (`npm start` on a developer's machine): readable lines
+ * through pino-pretty (in pino's worker thread). Anywhere else — a pipe, a container, a log
+ * shipper — JSON lines. Null when pino-pretty is not installed (a production install).
+ */
+function prettyLog(config: Readonly<Config>): pino.DestinationStream | null {
+  if (!process.stdout.isTTY || config.production) return null;
+  try {
+    import.meta.resolve('pino-pretty');
+  } catch {
+    return null;
+  }
+  return pino.transport({ target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } });
 }
 
 /**
@@ -70,7 +91,7 @@ function standardOutputLog(): pino.DestinationStream {
 export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    stream: stream ?? standardOutputLog(),
+    stream: stream ?? standardOutputLog(config),
     serializers: {
       req: (req: { method?: string; routeOptions?: { url?: string } }) => ({ method: req.method, route: req.routeOptions?.url ?? '(unmatched)' }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
@@ -81,9 +102,11 @@ export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.Writable
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store } = deps;
+  const metrics = deps.metrics ?? noopMetrics;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
-    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdGenerator(config.trustProxy),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     // A socket with no traffic for IDLE_TIMEOUT_SECONDS is closed: idle connections cannot pile
     // up until file descriptors run out (with MAX_CONNECTIONS below).
     connectionTimeout: config.idleTimeoutSeconds * 1000,
@@ -112,21 +135,27 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Connections beyond this are closed as they arrive, leaving descriptors for the rest of the process.
   app.server.maxConnections = config.maxConnections;
   acceptEveryMethod(app);
-  // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
+  registerRequestIdHeader(app);
+  // First hook after the id: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);
 
-  registerRequestLog(app);
+  registerRequestMetrics(app, metrics);
+  registerRequestLog(app, 'request', metrics);
 
   registerSecurityHeaders(app);
-  registerErrorHandling(app, store, config.basePath);
-  registerKeyClock(app, deps.clock ?? (() => new Date()));
+  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => store.ping(), frameworkError: publicFrameworkError });
+  // Keys expire by the same clock the rate limits count by (CONTRACT §15): tests move one clock.
+  registerKeyClock(app, deps.now ? () => new Date(deps.now!()) : () => new Date());
 
-  const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
+  const gate = new RequestGate(deps.counter ?? new MemoryCounter(deps.now), {
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
-  });
-  // Opened here, under CACHE_DIR, before the routes ask for it (send-export.ts keeps one per server).
-  renderCacheOf(app, config.cacheDir ?? undefined);
+  }, metrics, deps.now);
+  // Opened here, under CACHE_DIR, before the routes ask for it (export-cache.ts keeps one per server).
+  const cache = renderCacheOf(app, config.cacheDir ?? undefined);
+  metrics.watchRenderCache(() => cache.stats());
+  metrics.watchDatabasePool(() => store.poolUse?.());
+  registerHealthRoutes(app, store, config.basePath);
   const publicBase = publicBaseOf(config);
   if (config.production && config.publicUrl === null && config.allowedHosts === null) {
     app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');

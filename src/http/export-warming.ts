@@ -20,7 +20,8 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
     warm: async ({ store, list }) => {
       const resolved = await exports.resolve({ store, list }, LEGACY_CSV);
       // Already cached (asked for before the warmer came round) or rendering: warm() just waits.
-      await cache.warm(cacheKey(resolved.variant), renderSource(exports, resolved));
+      await cache.warm(cacheKey(resolved.variant), app.metrics.timeRender(resolved.variant.format, renderSource(exports, resolved)));
+      app.metrics.warmerLag((Date.now() - list.published_at.getTime()) / 1000);
     },
     onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error).name } }, 'render cache warmer failed'),
   });

@@ -124,11 +124,14 @@ export class DiskRenderCache implements RenderCache {
   private readonly entries = new Map<string, Entry>();
   private readonly latest = new Map<string, number>();
   private readonly rendering = new Set<Promise<void>>();
+  /** File removals of dropped entries still under way (idle() waits for them). */
+  private readonly removing = new Set<Promise<unknown>>();
   private readonly copyQueue: Array<{ entry: Entry; coding: Copy }> = [];
   private copying: Promise<void> | null = null;
   private readonly stopCopies = new AbortController();
   private bytes = 0;
   private renders = 0;
+  private evictions = 0;
   private serial = 0;
   private closed = false;
 
@@ -193,7 +196,16 @@ export class DiskRenderCache implements RenderCache {
   stats(): RenderCacheStats {
     let entries = 0;
     for (const entry of this.entries.values()) if (entry.state === 'ready') entries++;
-    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes };
+    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes, evictions: this.evictions };
+  }
+
+  /**
+   * Resolves once the renders under way have finished and been kept or dropped, and dropped
+   * files are gone from the disk: what a test
+   * awaits instead of sleeping before it looks at what the cache kept.
+   */
+  async idle(): Promise<void> {
+    while (this.rendering.size > 0 || this.removing.size > 0) await Promise.allSettled([...this.rendering, ...this.removing]);
   }
 
   async close(): Promise<void> {
@@ -297,7 +309,10 @@ export class DiskRenderCache implements RenderCache {
     if (this.bytes <= this.maxBytes) return;
     for (const entry of this.entries.values()) {
       if (this.bytes <= this.maxBytes) return;
-      if (entry.state === 'ready') this.drop(entry);
+      if (entry.state === 'ready') {
+        this.evictions++;
+        this.drop(entry);
+      }
     }
   }
 
@@ -312,7 +327,9 @@ export class DiskRenderCache implements RenderCache {
     entry.memory.clear();
     const files = [entry.temp, entry.file, ...[...entry.copies.keys()].map((coding) => entry.path(coding))];
     entry.copies.clear();
-    for (const file of files) void rm(file, { force: true }).catch(() => undefined);
+    const removal = Promise.allSettled(files.map((file) => rm(file, { force: true })));
+    this.removing.add(removal);
+    void removal.then(() => this.removing.delete(removal));
   }
 
   private async loadIntoMemory(entry: Entry, coding: Coding): Promise<void> {

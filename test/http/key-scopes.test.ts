@@ -53,7 +53,7 @@ for (const dialect of DIALECTS) {
     };
 
     before(async () => {
-      t = await createTestApp(dialect, {}, { clock: () => now });
+      t = await createTestApp(dialect, {}, { now: () => now.getTime() });
       await storeWithKey(t.store, 'shop');
       await storeWithKey(t.store, 'other');
       await publishJson(t.store, 'shop', ITEMS);

@@ -35,7 +35,7 @@ export async function registerPriceListRoutes(parent: FastifyInstance, store: St
       const encoding = charsetOf(contentType);
       try {
         const rows = readSource(body, format, { encoding, maxLineBytes: config.maxLineBytes });
-        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(rows, body), { maxFieldChars: config.maxFieldChars });
+        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(rows, body), { maxFieldChars: config.maxFieldChars, metrics: scope.metrics });
         // The feed check's counts ride along as warnings; they never refuse a publication (CONTRACT §14).
         return reply.code(201).send({ ...priceListView(list), warnings: list.warnings });
       } catch (error) {

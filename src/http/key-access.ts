@@ -2,9 +2,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkKeyScope, type ScopedRequest } from '../domain/key-scopes.js';
 import { authenticate } from '../domain/keys.js';
 import type { KeyAddress } from '../model/key-scopes.js';
-import type { KeyLookup, Store } from '../store/types.js';
 import { presentedKey } from './basic-auth.js';
 import type { RequestGate } from './request-gate.js';
+
+/** The storage seam and a key's look-up, named through the domain (http does not import the store). */
+type Store = Parameters<typeof authenticate>[0];
+type KeyLookup = Awaited<ReturnType<typeof authenticate>>;
 
 /** How one public address takes its key and what a scope can judge of its requests. */
 export interface KeyAccess {

@@ -162,17 +162,18 @@
 
   /** Hides the kinds of address the key cannot open and picks the first it can; false when it opens none. */
   function limitKinds(me) {
-    var radios = document.querySelectorAll('input[name=kind]');
-    var first = null;
+    var radios = /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name=kind]'));
+    /** @type {HTMLInputElement[]} */
+    var open = [];
     radios.forEach(function (radio) {
-      var open = Boolean(me.exports[radio.value]);
-      radio.disabled = !open;
-      radio.closest('label').hidden = !open;
-      if (open && !first) first = radio;
+      var opens = Boolean(me.exports[radio.value]);
+      radio.disabled = !opens;
+      /** @type {HTMLElement} */ (radio.closest('label')).hidden = !opens;
+      if (opens) open.push(radio);
     });
-    var current = document.querySelector('input[name=kind]:checked');
-    if (first && (!current || current.disabled)) first.checked = true;
-    return Boolean(first);
+    var current = /** @type {HTMLInputElement | null} */ (document.querySelector('input[name=kind]:checked'));
+    if (open.length > 0 && (!current || current.disabled)) open[0].checked = true;
+    return open.length > 0;
   }
 
   /** A key limited to profiles opens no export without one: the "standard columns" choice goes. */

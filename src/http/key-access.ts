@@ -3,6 +3,7 @@ import { checkKeyScope, type ScopedRequest } from '../domain/key-scopes.js';
 import { authenticate } from '../domain/keys.js';
 import type { KeyAddress } from '../model/key-scopes.js';
 import { presentedKey } from './basic-auth.js';
+import { first as firstParam } from './export-params.js';
 import type { RequestGate } from './request-gate.js';
 
 /** The storage seam and a key's look-up, named through the domain (http does not import the store). */
@@ -25,12 +26,6 @@ export function registerKeyClock(app: FastifyInstance, clock: () => Date): void 
   app.decorate('keyClock', clock);
 }
 
-function firstValue(query: Record<string, unknown>, name: string): string | null {
-  const raw = query[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
 /**
  * What the scope check can read before the parameters are checked: the format and profile when
  * their values are valid (a malformed one is left to the parameter check's 400, which follows).
@@ -38,9 +33,9 @@ function firstValue(query: Record<string, unknown>, name: string): string | null
 function scopedRequest(access: KeyAccess, query: unknown): ScopedRequest {
   if (!access.exportParams) return { address: access.address };
   const q = (query ?? {}) as Record<string, unknown>;
-  const formatText = firstValue(q, 'format')?.toLowerCase() ?? access.exportParams.defaultFormat;
+  const formatText = firstParam(q, 'format')?.toLowerCase() ?? access.exportParams.defaultFormat;
   const format = formatText !== null && access.exportParams.formats.includes(formatText) ? formatText : undefined;
-  const profileText = firstValue(q, 'profile_id');
+  const profileText = firstParam(q, 'profile_id');
   const profileId = profileText === null ? null : /^\d{1,18}$/.test(profileText) && !/^0+$/.test(profileText) ? Number(profileText) : undefined;
   return { address: access.address, format, profileId };
 }

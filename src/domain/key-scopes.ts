@@ -96,10 +96,17 @@ export const opensAddress = (scopes: KeyScopes | null, address: KeyAddress): boo
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** Whether YYYY-MM-DD names a day of the calendar (Date would roll 2027-02-30 into March). */
+function realDate(ymd: string): boolean {
+  const [year, month, day] = ymd.split('-').map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** `--expires`: an RFC 3339 time with its offset (a bare date or local time would mean different instants on different machines). */
 export function parseExpiry(text: string | null | undefined, now: Date): Date | null {
   if (text === null || text === undefined || text === '') return null;
-  const at = ISO_INSTANT.test(text) ? new Date(text) : null;
+  const at = ISO_INSTANT.test(text) && realDate(text.slice(0, 10)) ? new Date(text) : null;
   if (!at || Number.isNaN(at.getTime())) throw new AppError('invalid_input', 'expires must be an RFC 3339 time with its offset, e.g. 2027-01-31T00:00:00Z');
   if (at.getTime() <= now.getTime()) throw new AppError('invalid_input', 'expires must be in the future');
   return at;

@@ -11,7 +11,7 @@ import { sourceEncodingOf } from '../domain/text-decoding.js';
 import { createStore } from '../domain/stores.js';
 import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../store/types.js';
 
 export const USAGE = `Usage: price-export <command>
 
@@ -25,7 +25,7 @@ export const USAGE = `Usage: price-export <command>
                                                      the old one expires after the overlap (s, m, h, d; 0: at once)
   key update KEY_ID [--addresses …|all] [--formats …|all] [--profiles …|all] [--expires ISO|never]
   key import --store ID --value KEY [--label TEXT]   a predecessor's key, by value
-  key list --store ID [--json]                       id, label, prefix, dates; never values
+  key list --store ID [--json]                       id, label, prefix, dates, expiry, scopes; never values
   key revoke KEY_ID
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
   publish --store ID [--encoding windows-1251] FILE  .json, .ndjson or .csv (UTF-8 unless told); prints the new version
@@ -37,7 +37,7 @@ Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
 
 /** Opens (without migrating) the database at a DATABASE_URL; the composition module picks the dialect. */
-export type OpenDatabase = (databaseUrl: string) => Promise<Store>;
+export type OpenDatabase = (databaseUrl: string) => Promise<Database>;
 
 /**
  * Bad usage: an unknown command, a missing or unknown option. Exit 2 (README "Command line"),
@@ -68,13 +68,13 @@ function required<T>(value: T | undefined, name: string): T {
   return value;
 }
 
-async function withOpenStore<T>(open: OpenDatabase, run: (store: Store) => Promise<T>): Promise<T> {
-  const store = await open(loadConfig().databaseUrl);
+async function withOpenStore<T>(open: OpenDatabase, run: (db: Database) => Promise<T>): Promise<T> {
+  const db = await open(loadConfig().databaseUrl);
   try {
-    await store.migrate();
-    return await run(store);
+    await db.migrate();
+    return await run(db);
   } finally {
-    await store.close();
+    await db.close();
   }
 }
 
@@ -101,7 +101,7 @@ function accessInput(values: { addresses?: string; formats?: string; profiles?: 
 export async function runCommand(argv: string[], out: Out, open: OpenDatabase): Promise<number> {
   const [command, sub, ...rest] = argv;
   const line = (text: string) => out.stdout(`${text}\n`);
-  const withStore = <T>(run: (store: Store) => Promise<T>) => withOpenStore(open, run);
+  const withStore = <T>(run: (db: Database) => Promise<T>) => withOpenStore(open, run);
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'migrate':
       options(rest, {});
@@ -111,7 +111,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
     case 'store create': {
       const { values } = options(rest, { id: { type: 'string' }, name: { type: 'string' }, currency: { type: 'string' }, url: { type: 'string' }, company: { type: 'string' } });
       const input = { id: required(values.id, 'id'), name: required(values.name, 'name'), currency: values.currency, url: values.url ?? null, company: values.company ?? null };
-      const created = await withStore((store) => createStore(store, input));
+      const created = await withStore((db) => createStore(db, input));
       line(created.id);
       return 0;
     }
@@ -119,7 +119,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' }, ...ACCESS_OPTIONS });
       const storeId = required(values.store, 'store');
       const access = accessInput(values);
-      const issued = await withStore((store) => issueKey(store, storeId, values.label ?? null, access));
+      const issued = await withStore((db) => issueKey(db, storeId, values.label ?? null, access));
       out.stderr(`key ${issued.record.id} issued for store ${issued.record.store_id}; it is shown once:\n`);
       line(issued.value);
       return 0;
@@ -128,14 +128,14 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       const { values } = options(rest, { store: { type: 'string' }, value: { type: 'string' }, label: { type: 'string' } });
       const storeId = required(values.store, 'store');
       const value = required(values.value, 'value');
-      const record = await withStore((store) => importKey(store, storeId, value, values.label ?? null));
+      const record = await withStore((db) => importKey(db, storeId, value, values.label ?? null));
       line(record.id);
       return 0;
     }
     case 'key list': {
       const { values } = options(rest, { store: { type: 'string' }, json: { type: 'boolean' } });
       const storeId = required(values.store, 'store');
-      const keys = await withStore((store) => listKeys(store, storeId));
+      const keys = await withStore((db) => listKeys(db, storeId));
       if (values.json) line(JSON.stringify(keys, null, 2));
       else {
         line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'expires_at', 'scopes'].join('\t'));
@@ -149,7 +149,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
     case 'key revoke': {
       const { positionals } = options(rest, {}, 1);
       const keyId = required(positionals[0], 'KEY_ID (the first argument)');
-      const record = await withStore((store) => revokeKey(store, keyId));
+      const record = await withStore((db) => revokeKey(db, keyId));
       line(`revoked ${record.id} at ${record.revoked_at!.toISOString()}`);
       return 0;
     }
@@ -161,7 +161,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       } catch (error) {
         throw usageError((error as Error).message);
       }
-      const rotated = await withStore((store) => rotateKey(store, keyId, values.overlap ?? null));
+      const rotated = await withStore((db) => rotateKey(db, keyId, values.overlap ?? null));
       out.stderr(`key ${rotated.record.id} replaces ${rotated.old.id}, which expires at ${rotated.old.expires_at!.toISOString()}; the new key is shown once:\n`);
       line(rotated.value);
       return 0;
@@ -169,7 +169,8 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
     case 'key update': {
       const { values, positionals } = options(rest, ACCESS_OPTIONS, 1);
       const keyId = required(positionals[0], 'KEY_ID (the first argument)');
-      const record = await withStore((store) => updateKeyAccess(store, keyId, accessInput(values, 'all')));
+      const access = accessInput(values, 'all');
+      const record = await withStore((db) => updateKeyAccess(db, keyId, access));
       line(`${record.id}\t${record.expires_at?.toISOString() ?? 'never expires'}\t${describeScopes(record.scopes)}`);
       return 0;
     }
@@ -184,7 +185,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       } catch (error) {
         throw new AppError('invalid_input', `cannot read ${file} as JSON: ${(error as Error).message}`);
       }
-      const profile = await withStore((store) => putProfile(store, storeId, raw, values.id === undefined ? undefined : Number(values.id)));
+      const profile = await withStore((db) => putProfile(db, storeId, raw, values.id === undefined ? undefined : Number(values.id)));
       line(String(profile.id));
       return 0;
     }
@@ -195,7 +196,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
   if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out, open);
   if (command === 'demo') {
     options([sub, ...rest].filter((a) => a !== undefined), {});
-    const demo = await withStore((store) => setUpDemo(store));
+    const demo = await withStore((db) => setUpDemo(db));
     const config = loadConfig();
     const base = config.publicUrl ?? `http://localhost:${config.port}${config.basePath}`;
     out.stderr(`Demo store "${demo.storeId}", price list version ${demo.priceList.version}, profile ${demo.profile.id}. New demo key (shown once):\n`);
@@ -216,8 +217,8 @@ async function publish(args: string[], out: Out, open: OpenDatabase): Promise<nu
   const started = Date.now();
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
   const { maxFieldChars, maxLineBytes } = loadConfig();
-  const list = await withOpenStore(open, (store) =>
-    publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), { onProgress: progress, maxFieldChars }),
+  const list = await withOpenStore(open, (db) =>
+    publishPriceList(db, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), { onProgress: progress, maxFieldChars }),
   );
   if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   // The feed check's counts (CONTRACT §14): warnings on stderr, so stdout stays the version alone.

@@ -7,7 +7,7 @@ import { first as firstParam } from './export-params.js';
 import type { RequestGate } from './request-gate.js';
 
 /** The storage seam and a key's look-up, named through the domain (http does not import the store). */
-type Store = Parameters<typeof authenticate>[0];
+type Database = Parameters<typeof authenticate>[0];
 type KeyLookup = Awaited<ReturnType<typeof authenticate>>;
 
 /** How one public address takes its key and what a scope can judge of its requests. */
@@ -46,9 +46,9 @@ function scopedRequest(access: KeyAccess, query: unknown): ScopedRequest {
  * already counted it against the store's quota and never against the client's failed keys; and
  * as it runs before any export is resolved, no 304 is ever answered outside the scope.
  */
-export async function admitKey(request: FastifyRequest, store: Store, gate: RequestGate, access: KeyAccess): Promise<KeyLookup> {
+export async function admitKey(request: FastifyRequest, db: Database, gate: RequestGate, access: KeyAccess): Promise<KeyLookup> {
   const now = request.server.keyClock?.() ?? new Date();
-  const lookup = await gate.admit(request, () => authenticate(store, presentedKey(request, access.fromAddress, access.basic), now));
+  const lookup = await gate.admit(request, () => authenticate(db, presentedKey(request, access.fromAddress, access.basic), now));
   checkKeyScope(lookup.key.scopes, scopedRequest(access, request.query));
   return lookup;
 }

@@ -341,9 +341,9 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
   });
 
   test('the builder: a scoped key shows its scopes and builds only the addresses, formats and profiles it opens, each answering 200', async () => {
-    const scoped = await issueKey(root.store, root.demo.storeId, 'marketplace', { addresses: 'prices,me', formats: 'yml,csv', profiles: [root.demo.profile.id], expires: '2099-01-31T00:00:00Z' });
-    const meOnly = await issueKey(root.store, root.demo.storeId, 'me only', { addresses: 'me' });
-    const noMe = await issueKey(root.store, root.demo.storeId, 'feed only', { addresses: 'prices' });
+    const scoped = await issueKey(root.db, root.demo.storeId, 'marketplace', { addresses: 'prices,me', formats: 'yml,csv', profiles: [root.demo.profile.id], expires: '2099-01-31T00:00:00Z' });
+    const meOnly = await issueKey(root.db, root.demo.storeId, 'me only', { addresses: 'me' });
+    const noMe = await issueKey(root.db, root.demo.storeId, 'feed only', { addresses: 'prices' });
     await withPage(async (page) => {
       const status = await checkKey(page, root, scoped.value);
       assert.match(status.text, /Key accepted/);
@@ -376,10 +376,10 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
   });
 
   test('the builder: wrong, revoked and rate-limited keys, and a store without a price list, say so', async () => {
-    const revoked = await issueKey(root.store, root.demo.storeId, 'revoked in a test');
-    await revokeKey(root.store, revoked.record.id);
-    await createStore(root.store, { id: 'empty-shop', name: 'Empty Shop' });
-    const emptyKey = (await issueKey(root.store, 'empty-shop', 'test')).value;
+    const revoked = await issueKey(root.db, root.demo.storeId, 'revoked in a test');
+    await revokeKey(root.db, revoked.record.id);
+    await createStore(root.db, { id: 'empty-shop', name: 'Empty Shop' });
+    const emptyKey = (await issueKey(root.db, 'empty-shop', 'test')).value;
     const limited = await startDemoApp({ AUTH_FAIL_LIMIT_PER_MIN: '1' });
     try {
       await withPage(async (page) => {

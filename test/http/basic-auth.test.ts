@@ -14,9 +14,9 @@ for (const dialect of DIALECTS) {
     let otherKey: string;
     before(async () => {
       t = await createTestApp(dialect);
-      key = await storeWithKey(t.store, 'shop');
-      otherKey = await storeWithKey(t.store, 'other');
-      await publishJson(t.store, 'shop', [{ offer_id: 'A1', name: 'Alpha', price: 10 }]);
+      key = await storeWithKey(t.db, 'shop');
+      otherKey = await storeWithKey(t.db, 'other');
+      await publishJson(t.db, 'shop', [{ offer_id: 'A1', name: 'Alpha', price: 10 }]);
     });
     after(async () => {
       await t.close();
@@ -109,8 +109,8 @@ for (const dialect of DIALECTS) {
     let t: TestApp;
     before(async () => {
       t = await createTestApp(dialect, { AUTH_FAIL_LIMIT_PER_MIN: '2', RATE_LIMIT_PER_MIN: '4' });
-      await storeWithKey(t.store, 'shop');
-      await publishJson(t.store, 'shop', [{ offer_id: 'A1', name: 'Alpha', price: 10 }]);
+      await storeWithKey(t.db, 'shop');
+      await publishJson(t.db, 'shop', [{ offer_id: 'A1', name: 'Alpha', price: 10 }]);
     });
     after(async () => {
       await t.close();
@@ -118,7 +118,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('refusals by scope use up the store quota, never the failed-key limit', async () => {
-      const { value } = await issueKey(t.store, 'shop', 'me only', { addresses: 'me' });
+      const { value } = await issueKey(t.db, 'shop', 'me only', { addresses: 'me' });
       ISSUED_KEYS.push(value);
       for (let i = 0; i < 3; i++) assert.equal((await get(t.app, `/api/export/latest?key=${value}`)).statusCode, 403);
       // Three refusals past a failed-key limit of 2: the client is not treated as a guesser.

@@ -47,19 +47,19 @@ for (const dialect of DIALECTS) {
     let p2: number;
     let foreignProfile: number;
     const scoped = async (access: KeyAccessInput, label = 'scoped') => {
-      const issued = await issueKey(t.store, 'shop', label, access, now);
+      const issued = await issueKey(t.db, 'shop', label, access, now);
       ISSUED_KEYS.push(issued.value);
       return issued;
     };
 
     before(async () => {
       t = await createTestApp(dialect, {}, { now: () => now.getTime() });
-      await storeWithKey(t.store, 'shop');
-      await storeWithKey(t.store, 'other');
-      await publishJson(t.store, 'shop', ITEMS);
-      p1 = (await putProfile(t.store, 'shop', PROFILE)).id;
-      p2 = (await putProfile(t.store, 'shop', { ...PROFILE, name: 'second' })).id;
-      foreignProfile = (await putProfile(t.store, 'other', PROFILE)).id;
+      await storeWithKey(t.db, 'shop');
+      await storeWithKey(t.db, 'other');
+      await publishJson(t.db, 'shop', ITEMS);
+      p1 = (await putProfile(t.db, 'shop', PROFILE)).id;
+      p2 = (await putProfile(t.db, 'shop', { ...PROFILE, name: 'second' })).id;
+      foreignProfile = (await putProfile(t.db, 'other', PROFILE)).id;
     });
     after(async () => {
       await t.close();
@@ -153,9 +153,9 @@ for (const dialect of DIALECTS) {
       assertOpens(first, 'csv while allowed');
       const etag = String(first.headers.etag);
       assert.equal((await get(t.app, `/api/export/latest?key=${issued.value}`, { 'if-none-match': etag })).statusCode, 304);
-      await updateKeyAccess(t.store, issued.record.id, { formats: 'yml' });
+      await updateKeyAccess(t.db, issued.record.id, { formats: 'yml' });
       assertScopeRefusal(await get(t.app, `/api/export/latest?key=${issued.value}`, { 'if-none-match': etag }), 'conditional request after narrowing');
-      await updateKeyAccess(t.store, issued.record.id, { formats: null });
+      await updateKeyAccess(t.db, issued.record.id, { formats: null });
       assert.equal((await get(t.app, `/api/export/latest?key=${issued.value}`, { 'if-none-match': etag })).statusCode, 304);
     });
 
@@ -179,7 +179,7 @@ for (const dialect of DIALECTS) {
     test('rotation: both keys work during the overlap, the old one gets expired_key after, the new one keeps label and scopes', async () => {
       now = T0;
       const old = await scoped({ addresses: 'prices', formats: 'yml' }, 'marketplace');
-      const rotated = await rotateKey(t.store, old.record.id, '7d', now);
+      const rotated = await rotateKey(t.db, old.record.id, '7d', now);
       ISSUED_KEYS.push(rotated.value);
       assert.notEqual(rotated.value, old.value);
       assert.equal(rotated.record.label, 'marketplace');
@@ -197,16 +197,16 @@ for (const dialect of DIALECTS) {
       assertOpens(await get(t.app, `/api/export/latest?key=${rotated.value}&format=yml`), 'the new key after the overlap');
 
       // Rotating again with no overlap: the previous key stops at once; an earlier expiry is never extended.
-      const again = await rotateKey(t.store, rotated.record.id, '0', now);
+      const again = await rotateKey(t.db, rotated.record.id, '0', now);
       ISSUED_KEYS.push(again.value);
       assert.equal(JSON.parse((await get(t.app, `/api/export/latest?key=${rotated.value}&format=yml`)).body).code, 'expired_key');
-      const later = await rotateKey(t.store, old.record.id, '30d', now);
+      const later = await rotateKey(t.db, old.record.id, '30d', now);
       ISSUED_KEYS.push(later.value);
       assert.equal(later.old.expires_at?.getTime(), end);
-      await revokeKey(t.store, later.record.id);
-      await assert.rejects(rotateKey(t.store, later.record.id, '1d', now), /revoked/);
-      await assert.rejects(rotateKey(t.store, 'key_nosuchkey000', '1d', now), /no key/);
-      await assert.rejects(rotateKey(t.store, again.record.id, '7 days', now), /overlap must be/);
+      await revokeKey(t.db, later.record.id);
+      await assert.rejects(rotateKey(t.db, later.record.id, '1d', now), /revoked/);
+      await assert.rejects(rotateKey(t.db, 'key_nosuchkey000', '1d', now), /no key/);
+      await assert.rejects(rotateKey(t.db, again.record.id, '7 days', now), /overlap must be/);
       now = T0;
     });
   });

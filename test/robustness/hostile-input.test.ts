@@ -62,9 +62,9 @@ describe('hostile input never breaks an address and never leaks a key', () => {
 
   before(async () => {
     t = await createTestApp('sqlite');
-    validKey = await storeWithKey(t.store, 'hostile-shop');
-    await publishJson(t.store, 'hostile-shop', ITEMS);
-    profileId = (await putProfile(t.store, 'hostile-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] })).id;
+    validKey = await storeWithKey(t.db, 'hostile-shop');
+    await publishJson(t.db, 'hostile-shop', ITEMS);
+    profileId = (await putProfile(t.db, 'hostile-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] })).id;
     const samples = [
       `/api/export/latest?key=${validKey}`, `/api/export/latest?key=${validKey}&format=json`, `/api/export/latest?key=${validKey}&format=xml`,
       `/api/export/latest?key=${validKey}&format=yml`, `/api/export/latest?key=${validKey}&format=tsv`, '/api/export/latest?key=nope',
@@ -225,7 +225,7 @@ describe('hostile input never breaks an address and never leaks a key', () => {
 
   test('a scoped key with random parameters: the scope refuses (403) only outside it, never echoing the key', async () => {
     const { issueKey } = await import('../../src/domain/keys.js');
-    const scoped = (await issueKey(t.store, 'hostile-shop', 'scoped', { addresses: 'prices,me', formats: 'csv,yml', profiles: [profileId] })).value;
+    const scoped = (await issueKey(t.db, 'hostile-shop', 'scoped', { addresses: 'prices,me', formats: 'csv,yml', profiles: [profileId] })).value;
     ISSUED_KEYS.push(scoped);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ADDRESSES), params(), fc.boolean(), async (address, list, basic) => {
@@ -276,8 +276,8 @@ describe('hostile input never breaks an address and never leaks a key', () => {
   });
 
   test('hostile publications: published, or refused as invalid_publication with the list kept; what is published exports in every format', async () => {
-    await storeWithKey(t.store, 'hostile-pub').then((key) => (publicationKey = key));
-    await publishJson(t.store, 'hostile-pub', ITEMS);
+    await storeWithKey(t.db, 'hostile-pub').then((key) => (publicationKey = key));
+    await publishJson(t.db, 'hostile-pub', ITEMS);
     const nasty = fc.constantFrom('\ud800', '\udfff', '\u0000', '\u0007', '\u001b[31m', '\uFEFF', '\uFFFE', 'я', '😀', ',', ';', '"', '\r\n', '<&>', 'constructor', '__proto__', 'toString');
     const text = fc.oneof(fc.string({ maxLength: 12 }), fc.array(nasty, { maxLength: 4 }).map((parts) => parts.join('')), fc.string({ unit: 'binary', maxLength: 12 }), fc.constant('x'.repeat(300)));
     const item = fc.record(
@@ -294,12 +294,12 @@ describe('hostile input never breaks an address and never leaks a key', () => {
     );
     await fc.assert(
       fc.asyncProperty(body, async ([format, bytes]) => {
-        const before = await t.store.getLatestPriceList('hostile-pub');
+        const before = await t.db.priceLists.latest('hostile-pub');
         try {
-          await publishPriceList(t.store, 'hostile-pub', readSource(Readable.from([bytes]), format, { maxLineBytes: 2000 }), { maxFieldChars: 200 });
+          await publishPriceList(t.db, 'hostile-pub', readSource(Readable.from([bytes]), format, { maxLineBytes: 2000 }), { maxFieldChars: 200 });
         } catch (error) {
           assert.ok(isAppError(error) && error.code === 'invalid_publication', `${format} ${bytes.toString('utf8').slice(0, 200)}: ${(error as Error).stack}`);
-          assert.equal((await t.store.getLatestPriceList('hostile-pub'))?.version, before?.version, 'a refusal keeps the previous list');
+          assert.equal((await t.db.priceLists.latest('hostile-pub'))?.version, before?.version, 'a refusal keeps the previous list');
           return;
         }
         for (const exportFormat of ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml']) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Store } from '../../store/types.js';
+import type { Database } from '../../domain/records.js';
 import { parseExportParams } from '../export-params.js';
 import { admitKey } from '../key-access.js';
 import { firstString, publicRoute } from '../public-route.js';
@@ -8,10 +8,10 @@ import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
 import { sendExport, type ExportDelivery } from '../send-export.js';
 
 /** Addresses 2 and 4 of CONTRACT §3: the latest price list in any format, legacy CSV by default. */
-export function registerExportRoutes(app: FastifyInstance, store: Store, gate: RequestGate, delivery: ExportDelivery): void {
+export function registerExportRoutes(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined, basic = false) => {
     const exportParams = { formats: delivery.exports.formats, defaultFormat: 'csv' };
-    const lookup = await admitKey(request, store, gate, { address: 'prices', fromAddress, basic, exportParams });
+    const lookup = await admitKey(request, db, gate, { address: 'prices', fromAddress, basic, exportParams });
     const { format, onlyAvailable, profileId } = parseExportParams(request.query, delivery.exports.formats);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'prices', format, onlyAvailable, profileId });
     return sendExport(request, reply, delivery, resolved);

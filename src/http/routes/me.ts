@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { allowsFormat, allowsProfile, opensAddress } from '../../domain/key-scopes.js';
-import type { Store } from '../../store/types.js';
+import type { Database } from '../../domain/records.js';
 import { admitKey } from '../key-access.js';
 import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
@@ -9,14 +9,14 @@ import { meSchema } from '../schemas/me.js';
 /** Address 1 of CONTRACT §3. */
 export function registerMeRoute(
   app: FastifyInstance,
-  store: Store,
+  db: Database,
   gate: RequestGate,
   publicBase: (host: string | undefined, protocol: string) => string,
   formats: readonly string[],
 ): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
-    const lookup = await admitKey(request, store, gate, { address: 'me', fromAddress: firstString(request.headers['x-api-key']), basic: true });
-    const profiles = await store.listProfiles(lookup.store.id);
+    const lookup = await admitKey(request, db, gate, { address: 'me', fromAddress: firstString(request.headers['x-api-key']), basic: true });
+    const profiles = await db.profiles.list(lookup.store.id);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
     const scopes = lookup.key.scopes;

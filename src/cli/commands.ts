@@ -2,7 +2,8 @@ import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
 import { demoAddresses, setUpDemo } from '../domain/demo.js';
-import { importKey, issueKey, listKeys, revokeKey } from '../domain/keys.js';
+import { importKey, issueKey, listKeys, revokeKey, rotateKey, updateKeyAccess, type KeyAccessInput } from '../domain/keys.js';
+import { describeScopes, parseOverlap } from '../domain/key-scopes.js';
 import { putProfile } from '../domain/profiles.js';
 import { readSource, sourceFormatOf } from '../domain/publication-source.js';
 import { publishPriceList } from '../domain/publishing.js';
@@ -18,9 +19,14 @@ export const USAGE = `Usage: price-export <command>
   serve                                              public API (+ internal API when ADMIN_TOKEN is set)
   migrate                                            create or upgrade the schema
   store create --id ID --name NAME [--currency RUB] [--url URL] [--company NAME]
-  key issue --store ID [--label TEXT]                prints only the new key, once, on stdout
+  key issue --store ID [--label TEXT] [--addresses prices,summary,changes,me] [--formats csv,yml,…]
+            [--profiles 3,7] [--expires 2027-01-31T00:00:00Z]
+                                                     prints only the new key, once, on stdout
+  key rotate KEY_ID [--overlap 7d]                   a new key with the same store, label and scopes, printed once;
+                                                     the old one expires after the overlap (s, m, h, d; 0: at once)
+  key update KEY_ID [--addresses …|all] [--formats …|all] [--profiles …|all] [--expires ISO|never]
   key import --store ID --value KEY [--label TEXT]   a predecessor's key, by value
-  key list --store ID [--json]                       id, label, prefix, dates; never values
+  key list --store ID [--json]                       id, label, prefix, dates, expiry, scopes; never values
   key revoke KEY_ID
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
   publish --store ID [--encoding windows-1251] [--force] [--json] FILE   .json, .ndjson or .csv (UTF-8 unless told); prints the version and its diff
@@ -74,6 +80,22 @@ export async function withOpenStore<T>(open: OpenDatabase, run: (db: Database) =
   }
 }
 
+const ACCESS_OPTIONS = { addresses: { type: 'string' }, formats: { type: 'string' }, profiles: { type: 'string' }, expires: { type: 'string' } } as const;
+
+/**
+ * The scope and expiry options of `key issue` and `key update`. With `lift` (update), that word
+ * (`all`, `never` for --expires) lifts a limit; an option left out keeps what the key has.
+ */
+function accessInput(values: { addresses?: string; formats?: string; profiles?: string; expires?: string }, lift?: string): KeyAccessInput {
+  const list = (value: string | undefined) => (lift !== undefined && value === lift ? null : value);
+  return {
+    addresses: list(values.addresses),
+    formats: list(values.formats),
+    profiles: list(values.profiles),
+    expires: lift !== undefined && values.expires === 'never' ? null : values.expires,
+  };
+}
+
 /**
  * Runs one command (everything but `serve`); returns the exit code. Every argument is checked
  * before `open` is called: bad usage throws {@link UsageError} with no database touched.
@@ -96,9 +118,10 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       return 0;
     }
     case 'key issue': {
-      const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' } });
+      const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' }, ...ACCESS_OPTIONS });
       const storeId = required(values.store, 'store');
-      const issued = await withStore((db) => issueKey(db, storeId, values.label ?? null));
+      const access = accessInput(values);
+      const issued = await withStore((db) => issueKey(db, storeId, values.label ?? null, access));
       out.stderr(`key ${issued.record.id} issued for store ${issued.record.store_id}; it is shown once:\n`);
       line(issued.value);
       return 0;
@@ -117,9 +140,10 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       const keys = await withStore((db) => listKeys(db, storeId));
       if (values.json) line(JSON.stringify(keys, null, 2));
       else {
-        line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at'].join('\t'));
+        line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'expires_at', 'scopes'].join('\t'));
         for (const k of keys) {
-          line([k.id, k.label ?? '', k.prefix, k.created_at.toISOString(), k.last_used_at?.toISOString() ?? '', k.revoked_at?.toISOString() ?? ''].join('\t'));
+          const dates = [k.created_at, k.last_used_at, k.revoked_at, k.expires_at].map((d) => d?.toISOString() ?? '');
+          line([k.id, k.label ?? '', k.prefix, ...dates, describeScopes(k.scopes)].join('\t'));
         }
       }
       return 0;
@@ -129,6 +153,27 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       const keyId = required(positionals[0], 'KEY_ID (the first argument)');
       const record = await withStore((db) => revokeKey(db, keyId));
       line(`revoked ${record.id} at ${record.revoked_at!.toISOString()}`);
+      return 0;
+    }
+    case 'key rotate': {
+      const { values, positionals } = options(rest, { overlap: { type: 'string' } }, 1);
+      const keyId = required(positionals[0], 'KEY_ID (the first argument)');
+      try {
+        parseOverlap(values.overlap);
+      } catch (error) {
+        throw usageError((error as Error).message);
+      }
+      const rotated = await withStore((db) => rotateKey(db, keyId, values.overlap ?? null));
+      out.stderr(`key ${rotated.record.id} replaces ${rotated.old.id}, which expires at ${rotated.old.expires_at!.toISOString()}; the new key is shown once:\n`);
+      line(rotated.value);
+      return 0;
+    }
+    case 'key update': {
+      const { values, positionals } = options(rest, ACCESS_OPTIONS, 1);
+      const keyId = required(positionals[0], 'KEY_ID (the first argument)');
+      const access = accessInput(values, 'all');
+      const record = await withStore((db) => updateKeyAccess(db, keyId, access));
+      line(`${record.id}\t${record.expires_at?.toISOString() ?? 'never expires'}\t${describeScopes(record.scopes)}`);
       return 0;
     }
     case 'profile put': {

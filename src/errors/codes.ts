@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   missing_key: { status: 401, title: 'API key missing' },
   invalid_key: { status: 401, title: 'API key invalid' },
   revoked_key: { status: 401, title: 'API key revoked' },
+  expired_key: { status: 401, title: 'API key expired' },
+  key_scope: { status: 403, title: 'Outside the API key\'s scope' },
   profile_not_found: { status: 404, title: 'Export profile not found' },
   price_list_not_found: { status: 404, title: 'No price list published yet' },
   version_not_found: { status: 404, title: 'Price list version not found' },
@@ -36,6 +38,6 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The codes a public (key-holder) address can answer with; the OpenAPI document lists these. */
 export const PUBLIC_ERROR_CODES: readonly ErrorCode[] = [
-  'invalid_parameter', 'missing_key', 'invalid_key', 'revoked_key', 'profile_not_found',
+  'invalid_parameter', 'missing_key', 'invalid_key', 'revoked_key', 'expired_key', 'key_scope', 'profile_not_found',
   'price_list_not_found', 'not_found', 'method_not_allowed', 'range_not_satisfiable', 'rate_limited', 'internal_error', 'unavailable',
 ];

@@ -14,6 +14,7 @@ import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLog } from './plugins/request-log.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { registerKeyClock } from './key-access.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
 import { registerHealthRoutes } from './operations/health.js';
@@ -143,6 +144,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   registerSecurityHeaders(app);
   registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => db.ping(), frameworkError: publicFrameworkError });
+  // Keys expire by the same clock the rate limits count by (CONTRACT §15): tests move one clock.
+  registerKeyClock(app, deps.now ? () => new Date(deps.now!()) : () => new Date());
 
   const gate = new RequestGate(deps.counter ?? new MemoryCounter(deps.now), {
     perStorePerMin: config.rateLimitPerMin,

@@ -11,7 +11,7 @@ export interface ExportParams {
 const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
 
 /** A parameter given twice counts with its first value; an empty value counts as absent (CONTRACT §3). */
-function first(query: Record<string, unknown>, name: string): string | null {
+export function first(query: Record<string, unknown>, name: string): string | null {
   const raw = query[name];
   const value = Array.isArray(raw) ? raw[0] : raw;
   return typeof value === 'string' && value !== '' ? value : null;

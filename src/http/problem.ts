@@ -9,9 +9,15 @@ export function problemBody(code: ErrorCode, detail: string, basePath: string, e
   return { type: `${basePath}/docs#error-${code}`, title, status, detail, code, ...extra };
 }
 
+/**
+ * Every 401 offers both ways to present a key (CONTRACT §4, §15): the service's own ApiKey
+ * scheme (header, path or `key=`) and HTTP Basic with the key as the password.
+ */
+export const WWW_AUTHENTICATE = 'ApiKey, Basic realm="price-export", charset="UTF-8"';
+
 /** Renders an AppError as problem+json, with the headers its status calls for. */
 export function sendProblem(reply: FastifyReply, error: AppError, basePath: string): FastifyReply {
-  if (error.status === 401) reply.header('WWW-Authenticate', 'ApiKey');
+  if (error.status === 401) reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
   if (error.extra.allow) reply.header('Allow', error.extra.allow);
   if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
   const extra: Record<string, unknown> = {};

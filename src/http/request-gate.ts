@@ -32,7 +32,7 @@ export interface QuotaReport {
  * A wrong key counts against the client; a missing key does not (it guesses nothing, and
  * refusing it costs no database round trip).
  */
-const isWrongKey = (error: unknown) => isAppError(error) && (error.code === 'invalid_key' || error.code === 'revoked_key');
+const isWrongKey = (error: unknown) => isAppError(error) && (error.code === 'invalid_key' || error.code === 'revoked_key' || error.code === 'expired_key');
 
 /**
  * Admits a key holder's request (CONTRACT §8): a client over its failed-key limit is refused

@@ -4,6 +4,7 @@
  * the SQLite or the PostgreSQL one from DATABASE_URL. Both are the one SQL base in
  * `sql/` over a dialect, and pass the same contract tests (`store.contract.test.ts`).
  */
+import type { KeyScopes } from '../model/key-scopes.js';
 import type { DelimitedRecordSpec } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
@@ -39,6 +40,10 @@ export interface ApiKeyRecord {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** What the key may open (CONTRACT §15); null: everything. */
+  scopes: KeyScopes | null;
+  /** From this instant on the key answers 401 expired_key; compared on every request, never written then. */
+  expires_at: Date | null;
 }
 
 export interface NewApiKey {
@@ -48,6 +53,14 @@ export interface NewApiKey {
   prefix: string;
   /** SHA-256 of the key value, lowercase hex. The value itself is never stored. */
   hash: string;
+  scopes?: KeyScopes | null;
+  expires_at?: Date | null;
+}
+
+/** A change of what a key may open or until when; an absent field stays as it is. */
+export interface KeyAccessChange {
+  scopes?: KeyScopes | null;
+  expires_at?: Date | null;
 }
 
 export interface PriceListRecord {
@@ -146,6 +159,13 @@ export interface KeyRepository {
   touch(id: string, at: Date): Promise<void>;
   /** Sets revoked_at if not yet set; returns the key, or null when there is no such key. */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+  /** Changes a key's scopes or expiry; returns the key, or null when there is no such key. */
+  updateAccess(id: string, change: KeyAccessChange): Promise<ApiKeyRecord | null>;
+  /**
+   * In one transaction: inserts `replacement` and makes key `oldId` expire at `oldExpiresAt`
+   * (or keeps its earlier expiry). Null, and nothing written, when there is no such key.
+   */
+  rotate(oldId: string, replacement: NewApiKey, oldExpiresAt: Date): Promise<{ old: ApiKeyRecord; replacement: ApiKeyRecord } | null>;
 }
 
 export interface ProfileRepository {

@@ -18,7 +18,7 @@ for (const dialect of DIALECTS) {
     /** Every key value the admin API handed out: none may appear in a log line. */
     const issued: string[] = [];
 
-    const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers: Record<string, string> = AUTH): Promise<Answer> => {
+    const call = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = AUTH): Promise<Answer> => {
       const response = await h.admin.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
       const type = String(response.headers['content-type'] ?? '');
       return { status: response.statusCode, headers: response.headers, text: response.body, body: /json/.test(type) ? response.json() : null };
@@ -115,6 +115,41 @@ for (const dialect of DIALECTS) {
       assert.equal(refused.statusCode, 401);
       assert.equal(refused.json().code, 'revoked_key');
       assertProblem(await call('POST', '/admin/keys/key_nothing/revoke'), 404, 'key_not_found');
+    });
+
+    test('keys with scopes and expiry: issued, listed, changed (seen by the next request), rotated', async () => {
+      await call('POST', '/admin/stores', { id: 'scoped-shop', name: 'Scoped' });
+      const profile = (await call('PUT', '/admin/stores/scoped-shop/profiles', PROFILE)).body.id as number;
+      await publishNdjson('scoped-shop', '{"offer_id":"A","name":"A","price":1}\n');
+      const answer = await call('POST', '/admin/stores/scoped-shop/keys', { label: 'market', addresses: ['prices'], formats: ['yml'], profiles: [profile], expires_at: '2099-01-01T00:00:00Z' });
+      assert.equal(answer.status, 201, answer.text);
+      issued.push(answer.body.value);
+      assert.deepEqual(answer.body.scopes, { addresses: ['prices'], formats: ['yml'], profiles: [profile] });
+      assert.equal(answer.body.expires_at, '2099-01-01T00:00:00.000Z');
+      const listed = (await call('GET', '/admin/stores/scoped-shop/keys')).body.keys[0];
+      assert.deepEqual(listed.scopes, answer.body.scopes);
+      const url = `/api/export/latest?key=${answer.body.value}&format=yml&profile_id=${profile}`;
+      assert.equal((await h.publicApp.inject({ url })).statusCode, 200);
+      assertProblem(await call('POST', '/admin/stores/scoped-shop/keys', { formats: ['pdf'], addresses: [] }), 422, 'invalid_input');
+
+      const changed = await call('PATCH', `/admin/keys/${answer.body.id}`, { formats: ['csv'] });
+      assert.equal(changed.status, 200, changed.text);
+      assert.deepEqual(changed.body.scopes, { addresses: ['prices'], formats: ['csv'], profiles: [profile] });
+      assert.equal((await h.publicApp.inject({ url })).json().code, 'key_scope');
+      await call('PATCH', `/admin/keys/${answer.body.id}`, { formats: null });
+      assert.equal((await h.publicApp.inject({ url })).statusCode, 200);
+
+      const rotated = await call('POST', `/admin/keys/${answer.body.id}/rotate`, { overlap: '0' });
+      assert.equal(rotated.status, 201, rotated.text);
+      issued.push(rotated.body.value);
+      assert.equal(rotated.headers['cache-control'], 'no-store');
+      assert.equal(rotated.body.label, 'market');
+      assert.deepEqual(rotated.body.scopes, changed.body.scopes.formats ? { ...changed.body.scopes, formats: null } : changed.body.scopes);
+      assert.equal(rotated.body.replaces.id, answer.body.id);
+      assert.equal((await h.publicApp.inject({ url })).json().code, 'expired_key');
+      assert.equal((await h.publicApp.inject({ url: url.replace(answer.body.value, rotated.body.value) })).statusCode, 200);
+      assertProblem(await call('POST', '/admin/keys/key_nothing/rotate'), 404, 'key_not_found');
+      assertProblem(await call('POST', `/admin/keys/${rotated.body.id}/rotate`, { overlap: 'soon' }), 422, 'invalid_input');
     });
 
     test('profiles: create (201), replace (revision 2), list; a foreign or malformed id is refused', async () => {

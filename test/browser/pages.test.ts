@@ -115,9 +115,11 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
 
       // Authorize with the key, then "Execute" /api/me: the request carries X-Api-Key and goes under the base path.
       await page.locator('.auth-wrapper button.authorize').click();
-      await page.locator('.modal-ux input').fill(app.demo.key);
-      await page.locator('.modal-ux .auth-btn-wrapper button.authorize').click();
-      await page.locator('.modal-ux button.btn-done').click();
+      // Two schemes (ApiKey, then Basic): authorize the first.
+      const apiKeyForm = page.locator('.modal-ux .auth-container').first();
+      await apiKeyForm.locator('#api_key_value').fill(app.demo.key);
+      await apiKeyForm.locator('button.authorize').click();
+      await page.locator('.modal-ux button.btn-done').first().click();
       const me = page.locator('#operations-Account-getMe').first();
       await me.locator('.opblock-summary-control').first().click();
       const sent = page.waitForRequest((request) => request.url() === `${app.base}/api/me`);
@@ -335,6 +337,41 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
       const status = await checkKey(page, root, root.demo.key);
       assert.match(status.text, /Key accepted/);
       await checkEveryCombination(page, root);
+    });
+  });
+
+  test('the builder: a scoped key shows its scopes and builds only the addresses, formats and profiles it opens, each answering 200', async () => {
+    const scoped = await issueKey(root.db, root.demo.storeId, 'marketplace', { addresses: 'prices,me', formats: 'yml,csv', profiles: [root.demo.profile.id], expires: '2099-01-31T00:00:00Z' });
+    const meOnly = await issueKey(root.db, root.demo.storeId, 'me only', { addresses: 'me' });
+    const noMe = await issueKey(root.db, root.demo.storeId, 'feed only', { addresses: 'prices' });
+    await withPage(async (page) => {
+      const status = await checkKey(page, root, scoped.value);
+      assert.match(status.text, /Key accepted/);
+      assert.match(await page.innerText('#key-scopes'), /^addresses: prices, me · formats: yml, csv · profiles: \d+ \(one must be chosen\) · expires /);
+      assert.equal(await page.isVisible('input[name=kind][value=summary]'), false);
+      assert.equal(await page.isVisible('input[name=kind][value=export_latest]'), true);
+      assert.deepEqual(await page.$$eval('#format option', (options) => options.map((o) => (o as HTMLOptionElement).value)), ['csv', 'yml']);
+      assert.deepEqual(await page.$$eval('#profile option', (options) => options.map((o) => (o as HTMLOptionElement).value)), [String(root.demo.profile.id)]);
+      for (const kind of ['campaign_data', 'export_latest']) {
+        for (const format of ['csv', 'yml']) {
+          await page.check(`input[name=kind][value=${kind}]`);
+          await page.selectOption('#format', format);
+          const address = await page.inputValue('#address');
+          assert.equal((await fetch(address)).status, 200, `${kind} ${format}: ${address.replace(scoped.value, '…')}`);
+          const preview = await settledPreview(page);
+          assert.ok(!preview.kind.includes('error'), preview.status);
+        }
+      }
+
+      const none = await checkKey(page, root, meOnly.value);
+      assert.match(none.text, /opens no export address/);
+      assert.equal(await page.isVisible('#builder'), false);
+      assert.match(await page.innerText('#key-scopes'), /^addresses: me · every format · every profile$/);
+
+      // The page reads api/me: a key that does not open it is told so, in the service's words.
+      const feedOnly = await checkKey(page, root, noMe.value);
+      assert.match(feedOnly.text, /^This key does not open api\/me \(403 key_scope\)/);
+      assert.ok(!feedOnly.text.includes(noMe.value));
     });
   });
 

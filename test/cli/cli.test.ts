@@ -46,6 +46,41 @@ describe('the command line', () => {
     assert.match(table.stdout, /^id\tlabel\tprefix/);
   });
 
+  test('key issue with scopes and expiry; key list shows them; key update and key rotate', () => {
+    const issued = cli(['key', 'issue', '--store', 'cli-shop', '--label', 'market', '--addresses', 'prices,me', '--formats', 'yml', '--expires', '2099-01-31T00:00:00Z']);
+    assert.equal(issued.code, 0, issued.stderr);
+    const value = issued.stdout.trim();
+    assert.equal(keyShape(value), 'new');
+    const listed = JSON.parse(cli(['key', 'list', '--store', 'cli-shop', '--json']).stdout).find((k: { label: string }) => k.label === 'market');
+    assert.deepEqual(listed.scopes, { addresses: ['prices', 'me'], formats: ['yml'], profiles: null });
+    assert.equal(listed.expires_at, '2099-01-31T00:00:00.000Z');
+    const table = cli(['key', 'list', '--store', 'cli-shop']).stdout;
+    assert.match(table, /\texpires_at\tscopes\n/);
+    assert.match(table, /\tmarket\t.*\t2099-01-31T00:00:00.000Z\taddresses prices, me; formats yml; profiles all \(or none\)\n/);
+
+    const refused = cli(['key', 'issue', '--store', 'cli-shop', '--addresses', 'everything', '--formats', 'pdf']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /addresses: "everything"/);
+    assert.match(refused.stderr, /formats: "pdf"/);
+
+    const updated = cli(['key', 'update', listed.id, '--formats', 'all', '--expires', 'never']);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.match(updated.stdout, /never expires\taddresses prices, me; formats all;/);
+
+    const rotated = cli(['key', 'rotate', listed.id, '--overlap', '1d']);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const newValue = rotated.stdout.trim();
+    assert.equal(rotated.stdout, `${newValue}\n`);
+    assert.equal(keyShape(newValue), 'new');
+    assert.notEqual(newValue, value);
+    assert.match(rotated.stderr, new RegExp(`replaces ${listed.id}, which expires at `));
+    const after = JSON.parse(cli(['key', 'list', '--store', 'cli-shop', '--json']).stdout).filter((k: { label: string }) => k.label === 'market');
+    assert.equal(after.length, 2);
+    assert.ok(after.every((k: { scopes: unknown }) => JSON.stringify(k.scopes) === JSON.stringify({ addresses: ['prices', 'me'], formats: null, profiles: null })));
+    for (const output of [issued.stderr, rotated.stderr, table]) assert.ok(!output.includes(value.slice(8)) && !output.includes(newValue.slice(8)));
+    assert.equal(cli(['key', 'rotate', listed.id, '--overlap', 'a week']).code, 2);
+  });
+
   test('profile put takes the sample profile and prints its id; replacing keeps the id', () => {
     const file = join(root, 'test/fixtures/profile-sample.json');
     const created = cli(['profile', 'put', '--store', 'cli-shop', '--file', file]);

@@ -11,22 +11,29 @@ describe('/openapi.json describes the four addresses', () => {
   before(async () => { t = await createTestApp('sqlite'); });
   after(async () => { await t.close(); });
 
-  test('every address with every parameter, response and error, and the X-Api-Key scheme', async () => {
+  test('every address with every parameter, response and error, and the X-Api-Key and Basic schemes', async () => {
     const response = await get(t.app, '/openapi.json');
     assert.equal(response.statusCode, 200);
     const doc = JSON.parse(response.body);
     assert.deepEqual(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+    assert.equal(doc.components.securitySchemes.Basic.type, 'http');
+    assert.equal(doc.components.securitySchemes.Basic.scheme, 'basic');
     const paths = Object.keys(doc.paths).sort();
     assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/check', '/api/export/latest', '/api/me']);
     for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest', '/api/export/check']) {
       const op = doc.paths[path].get;
       const names = op.parameters.map((p: { name: string }) => p.name);
       for (const name of ['format', 'only_available', 'profile_id']) assert.ok(names.includes(name), `${path} ${name}`);
-      const statuses = path === '/api/export/check' ? ['200', '400', '401', '404', '405', '429', '500', '503'] : ['200', '304', '400', '401', '404', '405', '429', '500', '503'];
+      const statuses = path === '/api/export/check' ? ['200', '400', '401', '403', '404', '405', '429', '500', '503'] : ['200', '304', '400', '401', '403', '404', '405', '429', '500', '503'];
       for (const status of statuses) assert.ok(op.responses[status], `${path} ${status}`);
       assert.ok(op.responses['401'].content['application/problem+json']);
+      // CONTRACT §15: a key outside its scopes.
+      assert.match(JSON.stringify(op.responses['403']), /key_scope/);
     }
-    assert.deepEqual(doc.paths['/api/me'].get.security, [{ ApiKey: [] }]);
+    assert.deepEqual(doc.paths['/api/me'].get.security, [{ ApiKey: [] }, { Basic: [] }]);
+    // Address 4 and the feed check: the key in `key=`, or as the Basic password.
+    for (const path of ['/api/export/latest', '/api/export/check']) assert.deepEqual(doc.paths[path].get.security, [{ Basic: [] }, {}]);
+    assert.ok(doc.paths['/api/me'].get.responses['403'], '/api/me answers 403 key_scope');
     assert.ok(!JSON.stringify(doc).includes('/admin'));
   });
 

@@ -22,6 +22,7 @@ import { publishPriceList } from '../../src/domain/publishing.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { ALL_LOG_LINES, createTestApp, findKeyLeaks, ISSUED_KEYS, publishJson, SEEN_RESPONSES, storeWithKey, type TestApp } from '../support/test-app.js';
 import { findKeyLeaksAnyEncoding, keyForms } from './child-service.js';
+import { WWW_AUTHENTICATE } from '../../src/http/problem.js';
 
 const RUNS = Number(process.env.PRICE_EXPORT_PROPERTY_RUNS ?? 250);
 const ITEMS = [
@@ -99,7 +100,7 @@ describe('hostile input never breaks an address and never leaks a key', () => {
         assert.equal(body.status, response.statusCode, where);
         for (const field of ['type', 'title', 'detail', 'code']) assert.equal(typeof body[field], 'string', `${where}: ${field}`);
       }
-      if (response.statusCode === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey', where);
+      if (response.statusCode === 401) assert.equal(response.headers['www-authenticate'], WWW_AUTHENTICATE, where);
     }
 
     const headerValues = Object.values(response.headers).flat().map(String);
@@ -187,6 +188,64 @@ describe('hostile input never breaks an address and never leaks a key', () => {
       fc.asyncProperty(fc.constantFrom(...ADDRESSES), params(), fc.constantFrom<Method>('GET', 'HEAD'), async (address, list, method) => {
         const response = await send(addressed(address, validKey, false, encodeParams(list), method));
         assert.ok([200, 400, 404].includes(response.statusCode), `${address} ${encodeParams(list).join('&')}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  // ---- scopes and HTTP Basic (CONTRACT §15) ---------------------------------------------------
+
+  const base64Of = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  /** Authorization values a fetcher, a proxy or an attacker might send. */
+  const hostileAuthorization = () =>
+    fc.oneof(
+      fc.tuple(fc.string({ maxLength: 12 }), hostileKey()).map(([user, key]) => ({ value: `Basic ${base64Of(`${user}:${key}`)}`, key })),
+      hostileKey().map((key) => ({ value: `Basic ${base64Of(key)}`, key })),
+      fc.tuple(fc.constantFrom('Basic', 'basic', 'BASIC', 'Basic ', 'Bearer', 'Digest', 'ApiKey', ''), hostileKey()).map(([scheme, key]) => ({ value: `${scheme} ${key}`, key })),
+      fc.tuple(fc.string({ maxLength: 12 }), fc.constantFrom(':', '::', '')).map(([user, tail]) => ({ value: `Basic ${base64Of(`${user}${tail}`)}`, key: '' })),
+      fc.constant({ value: `Basic ${base64Of(`u:${'k'.repeat(4000)}`)}`, key: 'k'.repeat(4000) }),
+    );
+
+  test('hostile Basic credentials on /api/me and address 4, with or without a key in the address: 200, 400 or 401, never 5xx or the key', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom<Address>('me', 'latest'), hostileAuthorization(), fc.option(hostileKey()), fc.boolean(), async (address, authorization, addressKey, validInHeader) => {
+        const headerValue = asHeaderValue(validInHeader ? `Basic ${base64Of(`user:${validKey}`)}` : authorization.value);
+        const request = addressKey === null
+          ? address === 'me' ? { method: 'GET' as Method, url: '/api/me', headers: {}, secrets: [] } : { method: 'GET' as Method, url: '/api/export/latest', headers: {}, secrets: [] }
+          : addressed(address, addressKey, false, [], 'GET');
+        request.headers = { ...request.headers, authorization: headerValue };
+        request.secrets = [...request.secrets, authorization.key, asHeaderValue(authorization.key), headerValue.replace(/^\S+\s*/, '')];
+        const response = await send(request);
+        assert.ok([200, 400, 401].includes(response.statusCode), `${headerValue.slice(0, 80)}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+        if (response.statusCode === 400) assert.equal(JSON.parse(response.body).code, 'invalid_parameter');
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('a scoped key with random parameters: the scope refuses (403) only outside it, never echoing the key', async () => {
+    const { issueKey } = await import('../../src/domain/keys.js');
+    const scoped = (await issueKey(t.db, 'hostile-shop', 'scoped', { addresses: 'prices,me', formats: 'csv,yml', profiles: [profileId] })).value;
+    ISSUED_KEYS.push(scoped);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ADDRESSES), params(), fc.boolean(), async (address, list, basic) => {
+        const request = addressed(address, scoped, false, encodeParams(list), 'GET');
+        if (basic && address === 'latest') request.headers = { authorization: `Basic ${base64Of(`any:${scoped}`)}` };
+        const response = await send(request);
+        const where = `${address} ${encodeParams(list).join('&')}: ${response.statusCode} ${response.body.slice(0, 200)}`;
+        if (address === 'summary') assert.equal(response.statusCode, 403, where);
+        else if (address === 'me') assert.equal(response.statusCode, 200, where);
+        else assert.ok([200, 400, 403, 404].includes(response.statusCode), where);
+        if (response.statusCode === 403) {
+          const body = JSON.parse(response.body);
+          assert.equal(body.code, 'key_scope', where);
+          assert.match(body.detail, /it opens addresses prices, me; formats csv, yml; profiles \d+$/, where);
+        }
+        if (response.statusCode === 200 && address !== 'me') {
+          // Only the scope's profile opens an export: the first valued profile_id is it.
+          const first = list.map(([name, value]) => [name, value] as const).find(([name, value]) => name === 'profile_id' && value !== '');
+          assert.ok(first && first[1] === String(profileId), where);
+        }
       }),
       { numRuns: RUNS },
     );

@@ -14,7 +14,8 @@ export function assertProblem(response: { statusCode: number; headers: Record<st
   assert.equal(typeof body.title, 'string');
   assert.equal(typeof body.detail, 'string');
   assert.equal(typeof body.type, 'string');
-  if (status === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey');
+  // Both ways to present a key (CONTRACT §15): the ApiKey scheme and HTTP Basic.
+  if (status === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey, Basic realm="price-export", charset="UTF-8"');
   if (status === 429) assert.match(String(response.headers['retry-after']), /^[1-9]\d*$/);
   assert.equal(response.headers['x-content-type-options'], 'nosniff');
   return body;

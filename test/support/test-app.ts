@@ -33,7 +33,7 @@ export function collectingLogStream(lines: string[]): Writable {
   });
 }
 
-export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, deps: Pick<AppDependencies, 'metrics'> = {}): Promise<TestApp> {
+export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, deps: Pick<AppDependencies, 'metrics' | 'now'> = {}): Promise<TestApp> {
   const testDb = await createTestDatabase(dialect);
   const config: Readonly<Config> = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
   const logLines: string[] = [];

@@ -26,9 +26,31 @@ export const createStoreSchema = {
 
 export const storeSchema = { params: StoreIdParams };
 
+/**
+ * A key's scopes and expiry (CONTRACT §15): each list absent or null means "not limited";
+ * the domain checks the names and that the profiles are the store's.
+ */
+const ScopeList = (items: ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>) => Type.Optional(Type.Union([Type.Array(items, { maxItems: 100 }), Type.Null()]));
+const KeyAccess = {
+  addresses: ScopeList(Type.String({ maxLength: 20 })),
+  formats: ScopeList(Type.String({ maxLength: 20 })),
+  profiles: ScopeList(Type.Integer({ minimum: 1 })),
+  expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+};
+
 export const issueKeySchema = {
   params: StoreIdParams,
-  body: Type.Object({ label: OptionalNullable(200) }, { additionalProperties: false }),
+  body: Type.Object({ label: OptionalNullable(200), ...KeyAccess }, { additionalProperties: false }),
+};
+
+export const updateKeySchema = {
+  params: Type.Object({ id: Text(64) }),
+  body: Type.Object(KeyAccess, { additionalProperties: false }),
+};
+
+export const rotateKeySchema = {
+  params: Type.Object({ id: Text(64) }),
+  body: Type.Object({ overlap: Type.Optional(Type.String({ maxLength: 20 })) }, { additionalProperties: false }),
 };
 
 export const importKeySchema = {

@@ -13,6 +13,8 @@ export const storeView = (s: StoreRecord) => ({
 export const keyView = (k: ApiKeyRecord) => ({
   id: k.id, store_id: k.store_id, label: k.label, prefix: k.prefix,
   created_at: iso(k.created_at), last_used_at: iso(k.last_used_at), revoked_at: iso(k.revoked_at),
+  expires_at: iso(k.expires_at),
+  scopes: { addresses: k.scopes?.addresses ?? null, formats: k.scopes?.formats ?? null, profiles: k.scopes?.profiles ?? null },
 });
 
 export const priceListView = (list: PriceListRecord) => ({

@@ -10,9 +10,11 @@ import { MeSchema } from '../schemas/me.js';
 /** When each public code answers: CONTRACT §4's table, in the words a key holder needs. */
 const WHEN: Partial<Record<ErrorCode, string>> = {
   invalid_parameter: 'bad `format`, `only_available` or `profile_id`; `detail` names the parameter and the allowed values',
-  missing_key: 'no key given (no `X-Api-Key` header, an empty path segment, no `key` parameter); every 401 carries `WWW-Authenticate: ApiKey`',
-  invalid_key: 'no such key (malformed, wrong checksum, unknown)',
+  missing_key: 'no key given (no `X-Api-Key` header, an empty path segment, no `key` parameter, no Basic password); every 401 carries `WWW-Authenticate: ApiKey, Basic realm="price-export", charset="UTF-8"`',
+  invalid_key: 'no such key (malformed, wrong checksum, unknown), or Basic credentials that cannot be read (not base64, no colon, nothing after `Basic`)',
   revoked_key: 'the key was revoked; ask the store for a new one',
+  expired_key: 'the key has expired (its `expires_at`, or the end of a rotation\'s overlap); ask the store for a new one',
+  key_scope: "the key is right but does not open this: another address, format or profile than its scopes allow (`/api/me` shows them); `detail` names what the key may do",
   profile_not_found: "unknown profile, or another store's (answered alike)",
   price_list_not_found: 'the store has not published a price list yet',
   not_found: 'no such address',
@@ -32,7 +34,8 @@ const DESCRIPTION =
   "Download a store's latest price list (CSV, TSV, XLSX, JSON, XML, YML) and the summary matrix with the store's API key. " +
   'Every address answers GET, and HEAD the same without a body.\n\n' +
   'The key travels in the `X-Api-Key` header (`/api/me`: press **Authorize**), in the last path segment (legacy addresses) or in the `key` query parameter ' +
-  '(type it into the operation\'s parameters). The page at `/` builds these addresses for a key and previews what they return.\n\n' +
+  '(type it into the operation\'s parameters); `/api/me` and the `key=` addresses also take it as the password of HTTP Basic, which keeps it out of the address and out of proxy logs. ' +
+  'A key may be limited to some addresses (`prices`, `summary`, `changes`, `me`), formats and profiles, and may expire: outside its scopes it gets 403 `key_scope`. The page at `/` builds these addresses for a key and previews what they return.\n\n' +
   'Every error is RFC 9457 problem details (`application/problem+json`) with a `code`; its `type` points at the row below.\n\n' +
   '| code | status | title | when |\n|---|---|---|---|\n' +
   ERROR_TABLE +
@@ -40,7 +43,10 @@ const DESCRIPTION =
   [
     'A key starting with `pex_` must be a well-formed new key with a valid checksum, or it is refused (401 `invalid_key`) without a database look-up.',
     'ETags are strong and differ per content coding (`"v3-…"`, `"v3-…-gzip"`, `"v3-…-br"`); `If-None-Match` matches any of them. `If-None-Match` wins over `If-Modified-Since`.',
-    'Rate limits count whole clock minutes. Only a wrong or revoked key counts against the client address; a missing key does not. A client over its wrong-key limit is refused even with a right key.',
+    'Rate limits count whole clock minutes. Only a wrong, revoked or expired key (or unreadable Basic credentials) counts against the client address; a missing key does not. A client over its wrong-key limit is refused even with a right key. A 403 `key_scope` comes from a right key: it counts against the store\'s quota, never as a wrong key.',
+    'Key scopes: the scope check runs after the key and before the parameters. A valid `format` is judged by the scope (absent: the address\'s default, so a key limited to `yml` gets 403 for the legacy CSV); a malformed `format` or `profile_id` is judged by the parameter check (400) once the address is allowed. A key limited to profiles must name one in `profile_id`. The feed check (`/api/export/check`) is part of the `prices` address. A key limited to formats without `xlsx` cannot open the summary.',
+    'HTTP Basic: `/api/me` and the addresses with `key=` take the key as the Basic password (any user name). A key in both the header and the address (or `X-Api-Key`) must be the same key, else 400 `invalid_parameter`. An empty password counts as no key in the header; other `Authorization` schemes are ignored.',
+    'A key expires at its `expires_at` exactly: from that instant on it gets 401 `expired_key`.',
     'XML and YML drop characters XML 1.0 cannot carry; publishing refuses them in the first place (only tab, LF and CR among control characters).',
     'YML: items without a category go under one default category named `Other`; category ids never change for a path.',
     'YML follows Yandex\'s `shops.dtd` (element order, required elements): a store without a url gets an empty shop `<url>`. An `only_available` YML with nothing available has an empty `<offers>`, and a currency outside the DTD\'s list is written as published.',
@@ -116,7 +122,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
       // "Try it out" calls `servers[0]` + the path: the public URL, or this server's base path on the page's own origin.
       servers: [{ url: config.publicUrl ?? (config.basePath || '/') }],
       components: {
-        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          Basic: { type: 'http', scheme: 'basic', description: 'Any user name, the API key as the password. Taken by `/api/me` and the addresses with `key=`.' },
+        },
       },
     },
     // Each public address answers GET and HEAD from one route, which would list every operation

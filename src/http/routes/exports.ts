@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../../domain/keys.js';
 import type { Database } from '../../domain/records.js';
 import { parseExportParams } from '../export-params.js';
+import { admitKey } from '../key-access.js';
 import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
@@ -9,8 +9,9 @@ import { sendExport, type ExportDelivery } from '../send-export.js';
 
 /** Addresses 2 and 4 of CONTRACT §3: the latest price list in any format, legacy CSV by default. */
 export function registerExportRoutes(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
-  const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
-    const lookup = await gate.admit(request, () => authenticate(db, presentedKey));
+  const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined, basic = false) => {
+    const exportParams = { formats: delivery.exports.formats, defaultFormat: 'csv' };
+    const lookup = await admitKey(request, db, gate, { address: 'prices', fromAddress, basic, exportParams });
     const { format, onlyAvailable, profileId, version } = parseExportParams(request.query, delivery.exports.formats, true);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'prices', format, onlyAvailable, profileId, version });
     return sendExport(request, reply, delivery, resolved);
@@ -22,6 +23,6 @@ export function registerExportRoutes(app: FastifyInstance, db: Database, gate: R
   // The empty segment: the legacy address called without a key (401 missing_key, not 404).
   publicRoute(app, '/WebApi/CampaignDataLatestGet', { hide: true } as never, (request, reply) => serve(request, reply, undefined));
   publicRoute(app, '/api/export/latest', exportLatestSchema(formats), (request, reply) =>
-    serve(request, reply, firstString((request.query as Record<string, unknown>).key)),
+    serve(request, reply, firstString((request.query as Record<string, unknown>).key), true),
   );
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { authenticate } from '../../domain/keys.js';
+import { allowsFormat, allowsProfile, opensAddress } from '../../domain/key-scopes.js';
 import { storeVersions } from '../../domain/versions.js';
 import type { Database } from '../../domain/records.js';
+import { admitKey } from '../key-access.js';
 import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
@@ -15,11 +16,11 @@ export function registerMeRoute(
   formats: readonly string[],
 ): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
-    const presented = firstString(request.headers['x-api-key']);
-    const lookup = await gate.admit(request, () => authenticate(db, presented));
+    const lookup = await admitKey(request, db, gate, { address: 'me', fromAddress: firstString(request.headers['x-api-key']), basic: true });
     const [profiles, versions] = await Promise.all([db.profiles.list(lookup.store.id), storeVersions(db, lookup.store.id)]);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
+    const scopes = lookup.key.scopes;
     reply.header('Cache-Control', 'no-store');
     return {
       store: { id: lookup.store.id, name: lookup.store.name, currency: lookup.store.currency },
@@ -29,6 +30,9 @@ export function registerMeRoute(
         prefix: lookup.key.prefix,
         created_at: lookup.key.created_at.toISOString(),
         last_used_at: lookup.key.last_used_at?.toISOString() ?? null,
+        // Null per dimension: not limited (CONTRACT §15). The lists below show only what the key opens.
+        scopes: { addresses: scopes?.addresses ?? null, formats: scopes?.formats ?? null, profiles: scopes?.profiles ?? null },
+        expires_at: lookup.key.expires_at?.toISOString() ?? null,
       },
       price_list: list && {
         version: list.version,
@@ -39,12 +43,14 @@ export function registerMeRoute(
       versions: versions.map((v) => ({
         version: v.version, published_at: v.published_at.toISOString(), item_count: v.item_count, available_count: v.available_count, state: v.state, source: v.source,
       })),
-      profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
-      formats: [...formats],
+      profiles: profiles.filter((p) => allowsProfile(scopes, p.id)).map((p) => ({ id: p.id, name: p.name })),
+      formats: formats.filter((f) => allowsFormat(scopes, f)),
       exports: {
-        campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,
-        export_latest: `${base}/api/export/latest?key={api_key}`,
-        summary: `${base}/WebApi/SummaryExportLatestGet/{api_key}`,
+        ...(opensAddress(scopes, 'prices') && {
+          campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,
+          export_latest: `${base}/api/export/latest?key={api_key}`,
+        }),
+        ...(opensAddress(scopes, 'summary') && allowsFormat(scopes, 'xlsx') && { summary: `${base}/WebApi/SummaryExportLatestGet/{api_key}` }),
       },
     };
   });

@@ -27,6 +27,9 @@ const versionQuery = {
   ),
 };
 
+/** Basic is optional where the key may also travel in `key=` (an empty requirement: no scheme needed). */
+export const BASIC_OR_QUERY_KEY = [{ Basic: [] }, {}] as Record<string, string[]>[];
+
 const FILE_TYPES = {
   'text/csv': { schema: { type: 'string' }, example: 'offer_id,name,price,old_price,currency,available,quantity,url\r\n' },
   'text/tab-separated-values': { schema: { type: 'string' } },
@@ -55,7 +58,8 @@ const fileResponses = (description: string, types: Record<string, unknown>, code
 const PRICE_LIST_CODES: readonly ErrorCode[] = [...PUBLIC_ERROR_CODES, 'version_not_found'];
 
 const notes =
-  'Checks run in this order, the first failure answers: method (405), key (401), parameters (400), profile (404), price list (404). ' +
+  "Checks run in this order, the first failure answers: method (405), key (401), the key's scope (403 key_scope), parameters (400), profile (404), price list (404). " +
+  "A key limited to formats is judged by the format asked for, or the address's default when none is; a key limited to profiles must name one of them in `profile_id`. " +
   'Unknown parameters are ignored; an empty value counts as absent; a parameter given twice counts with its first value.';
 
 /** The schema of address 2; `formats` are the registry's (the export service's). */
@@ -75,7 +79,9 @@ export const exportLatestSchema = (formats: readonly string[]) => ({
   tags: ['Exports'],
   summary: 'Latest price list (key in the query)',
   description: `Without parameters: the frozen legacy CSV, byte for byte. ${notes}`,
-  querystring: Type.Object({ key: Type.String({ description: 'The API key' }), ...commonQuery(formats, 'legacy CSV'), ...versionQuery }),
+  querystring: Type.Object({ key: Type.Optional(Type.String({ description: 'The API key (or send it as the Basic password)' })), ...commonQuery(formats, 'legacy CSV'), ...versionQuery }),
+  // The key in `key=` (described above) or as the password of HTTP Basic; both at once must be the same key (else 400).
+  security: BASIC_OR_QUERY_KEY,
   response: fileResponses('The price list file.', FILE_TYPES, PRICE_LIST_CODES),
 });
 

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { PUBLIC_ERROR_CODES } from '../../errors/codes.js';
 import { FEED_CHECK_TARGETS } from '../../model/feed-rules.js';
 import { DEFAULT_PRICE_TYPE_ID } from '../../model/profile.js';
+import { BASIC_OR_QUERY_KEY } from './exports.js';
 import { problemResponses } from './problem.js';
 
 const Offender = Type.Object({
@@ -38,13 +39,14 @@ export const feedCheckSchema = {
     'XLSX — cell text ≤ 32,767 characters, rows ≤ 1,048,575 a sheet. ' +
     'Each rule gives the count of offending items and the first 20 with the offending value. It warns; exports are never refused for it, and `publish` prints the same counts. ' +
     `CommerceML's price type: a profile's \`price_type_id\` and \`price_type_name\`, by default \`${DEFAULT_PRICE_TYPE_ID}\` and \`Розничная\`. ` +
-    'Checks run in this order: method (405), key (401), parameters (400; `format` is required), profile (404), price list (404).',
+    "Checks run in this order: method (405), key (401), the key's scope (403 key_scope: the `prices` address, the format and profile asked for), parameters (400; `format` is required), profile (404), price list (404).",
   querystring: Type.Object({
-    key: Type.String({ description: 'The API key' }),
+    key: Type.Optional(Type.String({ description: 'The API key (or send it as the Basic password)' })),
     format: Type.String({ enum: [...FEED_CHECK_TARGETS], description: `The target: one of ${FEED_CHECK_TARGETS.join(', ')}, any case. Required.` }),
     only_available: Type.Optional(Type.String({ enum: ['true', 'false', '1', '0', 'yes', 'no'], description: 'Check only items with available = true.' })),
     profile_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', description: "An export profile of this key's store (XLSX reads its columns)." })),
   }),
+  security: BASIC_OR_QUERY_KEY,
   response: {
     200: Type.Ref('FeedCheck'),
     ...problemResponses(PUBLIC_ERROR_CODES),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PUBLIC_ERROR_CODES } from '../../errors/codes.js';
+import { KEY_ADDRESSES } from '../../model/key-scopes.js';
 import { problemResponses } from './problem.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -13,6 +14,15 @@ export const MeSchema = Type.Object(
       prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
       created_at: Type.String({ format: 'date-time' }),
       last_used_at: Nullable(Type.String({ format: 'date-time' })),
+      scopes: Type.Object(
+        {
+          addresses: Nullable(Type.Array(Type.String({ enum: [...KEY_ADDRESSES] }))),
+          formats: Nullable(Type.Array(Type.String())),
+          profiles: Nullable(Type.Array(Type.Integer())),
+        },
+        { description: 'What the key opens; null in a dimension: not limited. Outside them the key gets 403 key_scope.' },
+      ),
+      expires_at: Nullable(Type.String({ format: 'date-time', description: 'From this time on the key gets 401 expired_key; null: never' })),
     }),
     price_list: Nullable(
       Type.Object({
@@ -39,11 +49,11 @@ export const MeSchema = Type.Object(
     formats: Type.Array(Type.String()),
     exports: Type.Object(
       {
-        campaign_data: Type.String(),
-        export_latest: Type.String(),
-        summary: Type.String(),
+        campaign_data: Type.Optional(Type.String()),
+        export_latest: Type.Optional(Type.String()),
+        summary: Type.Optional(Type.String()),
       },
-      { description: 'Address templates; replace {api_key} with the key. Add format, only_available, profile_id as query parameters.' },
+      { description: 'Address templates; replace {api_key} with the key. Add format, only_available, profile_id as query parameters. Only the addresses the key opens are listed; `profiles` and `formats` too list only what the key may use.' },
     ),
   },
   { $id: 'Me', title: 'Me' },
@@ -54,6 +64,6 @@ export const meSchema = {
   tags: ['Account'],
   summary: "The key's own account: store, key, latest price list, profiles, export addresses",
   description: 'Never returns the key itself or its hash.',
-  security: [{ ApiKey: [] }],
+  security: [{ ApiKey: [] }, { Basic: [] }] as Record<string, string[]>[],
   response: { 200: Type.Ref('Me'), ...problemResponses(PUBLIC_ERROR_CODES.filter((c) => !['invalid_parameter', 'profile_not_found', 'price_list_not_found'].includes(c))) },
 };

@@ -110,6 +110,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (price_list_id, offer_id)
   );
   `,
+  // Keys that open less (CONTRACT §15): scopes as JSON text (NULL: everything), as in SQLite.
+  `ALTER TABLE api_keys ADD COLUMN scopes text, ADD COLUMN expires_at timestamptz`,
 ];
 
 /**

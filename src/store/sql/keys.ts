@@ -1,16 +1,21 @@
-import type { ApiKeyRecord, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
-import type { SqlDialect } from './dialect.js';
+import { scopesToJson } from '../../model/key-scopes.js';
+import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
+import type { Query, SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, type RowMappers } from './rows.js';
 
 export class SqlKeyRepository implements KeyRepository {
   constructor(private readonly d: SqlDialect, private readonly map: RowMappers) {}
 
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
-    const { rows } = await this.d.query({
-      sql: `INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ${this.d.now}) RETURNING ${KEY_COLUMNS}`,
-      params: [key.id, key.store_id, key.label, key.prefix, key.hash],
-    });
+    const { rows } = await this.d.query(this.insertQuery(key));
     return this.map.key(rows[0]);
+  }
+
+  private insertQuery(key: NewApiKey): Query {
+    return {
+      sql: `INSERT INTO api_keys (id, store_id, label, prefix, hash, created_at, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ${this.d.now}, ?, ?) RETURNING ${KEY_COLUMNS}`,
+      params: [key.id, key.store_id, key.label, key.prefix, key.hash, scopesToJson(key.scopes ?? null), key.expires_at ? this.d.timeParam(key.expires_at) : null],
+    };
   }
 
   async findByHash(hash: string): Promise<KeyLookup | null> {
@@ -42,5 +47,42 @@ export class SqlKeyRepository implements KeyRepository {
     await this.d.query({ sql: 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', params: [this.d.timeParam(at), id] });
     this.d.keyLookups?.invalidate();
     return this.get(id);
+  }
+
+  async updateAccess(id: string, change: KeyAccessChange): Promise<ApiKeyRecord | null> {
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    if (change.scopes !== undefined) {
+      sets.push('scopes = ?');
+      params.push(scopesToJson(change.scopes));
+    }
+    if (change.expires_at !== undefined) {
+      sets.push('expires_at = ?');
+      params.push(change.expires_at ? this.d.timeParam(change.expires_at) : null);
+    }
+    if (sets.length > 0) await this.d.query({ sql: `UPDATE api_keys SET ${sets.join(', ')} WHERE id = ?`, params: [...params, id] });
+    // This connection's own write: SQLite's remembered look-ups would not see it otherwise.
+    this.d.keyLookups?.invalidate();
+    return this.get(id);
+  }
+
+  async rotate(oldId: string, replacement: NewApiKey, oldExpiresAt: Date): Promise<{ old: ApiKeyRecord; replacement: ApiKeyRecord } | null> {
+    const at = this.d.timeParam(oldExpiresAt);
+    const insert = this.insertQuery(replacement);
+    const map = this.map;
+    try {
+      return await this.d.transaction((function* () {
+        // The earlier of the two expiries: a rotation never extends a key's life.
+        const old = yield {
+          sql: `UPDATE api_keys SET expires_at = CASE WHEN expires_at IS NOT NULL AND expires_at < ? THEN expires_at ELSE ? END WHERE id = ? RETURNING ${KEY_COLUMNS}`,
+          params: [at, at, oldId],
+        };
+        if (old.rows.length === 0) return null;
+        const inserted = yield insert;
+        return { old: map.key(old.rows[0]), replacement: map.key(inserted.rows[0]) };
+      })());
+    } finally {
+      this.d.keyLookups?.invalidate();
+    }
   }
 }

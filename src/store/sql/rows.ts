@@ -1,3 +1,4 @@
+import { scopesFromJson } from '../../model/key-scopes.js';
 import type { Profile, ProfileDefinition } from '../../model/profile.js';
 import type { ApiKeyRecord, CategoryRecord, KeyLookup, PriceListRecord, StoreRecord } from '../types.js';
 import type { Row, SqlDialect } from './dialect.js';
@@ -29,6 +30,7 @@ export function rowMappers(d: Pick<SqlDialect, 'time' | 'json'>): RowMappers {
     key: (r) => ({
       id: r.id as string, store_id: r.store_id as string, label: (r.label as string | null) ?? null, prefix: r.prefix as string,
       created_at: d.time(r.created_at), last_used_at: timeOrNull(r.last_used_at), revoked_at: timeOrNull(r.revoked_at),
+      scopes: scopesFromJson(r.scopes), expires_at: timeOrNull(r.expires_at),
     }),
     priceList: (r) => ({
       id: Number(r.id), store_id: r.store_id as string, version: Number(r.version), published_at: d.time(r.published_at),
@@ -60,7 +62,7 @@ export function rowMappers(d: Pick<SqlDialect, 'time' | 'json'>): RowMappers {
 const STORE_AS = 's.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company, s.created_at AS s_created_at';
 
 /** A key with its store and the store's latest list, in one round trip (the hash is never selected). */
-export const KEY_LOOKUP_SQL = `SELECT k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at, ${STORE_AS},
+export const KEY_LOOKUP_SQL = `SELECT k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.scopes, k.expires_at, ${STORE_AS},
        p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at, p.item_count AS p_item_count,
        p.available_count AS p_available_count, p.currencies AS p_currencies, p.category_ids AS p_category_ids, p.items_of AS p_items_of
   FROM api_keys k JOIN stores s ON s.id = k.store_id
@@ -76,4 +78,4 @@ export const LATEST_LIST_SQL = `SELECT ${P_LIST_COLUMNS} FROM stores s JOIN pric
 export const EVERY_LATEST_LIST_SQL = `SELECT ${P_LIST_COLUMNS}, ${STORE_AS}
   FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id ORDER BY s.id`;
 
-export const KEY_COLUMNS = 'id, store_id, label, prefix, created_at, last_used_at, revoked_at';
+export const KEY_COLUMNS = 'id, store_id, label, prefix, created_at, last_used_at, revoked_at, scopes, expires_at';

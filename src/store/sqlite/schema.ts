@@ -113,4 +113,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (price_list_id, offer_id)
   ) WITHOUT ROWID;
   `,
+  // Keys that open less (CONTRACT §15): scopes as JSON text (NULL: everything), expiry in ms.
+  `ALTER TABLE api_keys ADD COLUMN scopes TEXT;
+   ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;`,
 ];

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { importKey, issueKey, listKeys, revokeKey } from '../../../domain/keys.js';
+import { importKey, issueKey, listKeys, revokeKey, rotateKey, updateKeyAccess } from '../../../domain/keys.js';
 import type { Database } from '../../../domain/records.js';
-import { importKeySchema, issueKeySchema, revokeKeySchema, storeSchema } from '../schemas.js';
+import { importKeySchema, issueKeySchema, revokeKeySchema, rotateKeySchema, storeSchema, updateKeySchema } from '../schemas.js';
 import { keyView } from '../views.js';
 
-/** API keys: issue (the value is shown in this one answer), import a predecessor's, list, revoke. */
+/** API keys: issue (the value is shown in this one answer), import a predecessor's, list, revoke, rotate, change scopes. */
 export function registerKeyRoutes(parent: FastifyInstance, db: Database): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -14,7 +14,8 @@ export function registerKeyRoutes(parent: FastifyInstance, db: Database): void {
     // No body at all is an unlabelled key, the same as `{}`.
     preValidation: async (request) => { request.body ??= {}; },
   }, async (request, reply) => {
-    const issued = await issueKey(db, request.params.id, request.body?.label ?? null);
+    const { label, expires_at: expires, ...scopes } = request.body ?? {};
+    const issued = await issueKey(db, request.params.id, label ?? null, { ...scopes, expires });
     // The only place the value ever leaves the service: no cache or proxy may keep a copy.
     return reply.code(201).header('Cache-Control', 'no-store').send({ ...keyView(issued.record), value: issued.value });
   });
@@ -30,4 +31,18 @@ export function registerKeyRoutes(parent: FastifyInstance, db: Database): void {
 
   // Revoking twice keeps the first revoked_at and answers 200 again: a retry is harmless.
   app.post('/admin/keys/:id/revoke', { schema: revokeKeySchema }, async (request) => keyView(await revokeKey(db, request.params.id)));
+
+  // A field left out keeps what the key has; null lifts the limit (or the expiry).
+  app.patch('/admin/keys/:id', { schema: updateKeySchema }, async (request) => {
+    const { expires_at: expires, ...scopes } = request.body;
+    return keyView(await updateKeyAccess(db, request.params.id, { ...scopes, expires }));
+  });
+
+  app.post('/admin/keys/:id/rotate', {
+    schema: rotateKeySchema,
+    preValidation: async (request) => { request.body ??= {}; },
+  }, async (request, reply) => {
+    const rotated = await rotateKey(db, request.params.id, request.body?.overlap ?? null);
+    return reply.code(201).header('Cache-Control', 'no-store').send({ ...keyView(rotated.record), value: rotated.value, replaces: keyView(rotated.old) });
+  });
 }

@@ -52,6 +52,10 @@
       case 'missing_key': return 'Paste your API key first.';
       case 'invalid_key': return 'This key is not valid (401 invalid_key). Check that you pasted all of it, without spaces.';
       case 'revoked_key': return "This key has been revoked (401 revoked_key). Ask the store's administrator for a new key.";
+      case 'expired_key': return "This key has expired (401 expired_key). Ask the store's administrator for a new key.";
+      case 'key_scope': return /api\/me$/.test(response.url)
+        ? "This key does not open api/me (403 key_scope), which this page reads to build addresses. Ask the store's administrator for a key that opens it, or use the addresses you were given."
+        : 'This key does not open this export (403 key_scope): ' + problem.detail;
       case 'rate_limited': return 'Too many requests (429 rate_limited). Wait ' + retryAfter(response) + ' and try again.';
       case 'price_list_not_found': return 'This store has not published a price list yet (404 price_list_not_found).';
       case 'version_not_found': return 'This version is no longer kept (404 version_not_found). Check the key again to refresh the list of versions.';
@@ -102,7 +106,8 @@
     checked = { key: key, me: me };
     showAccount(me);
     setUpBuilder(me);
-    if (me.price_list) say(el('status'), '', 'Key accepted: ' + me.store.name + '.');
+    if (Object.keys(me.exports).length === 0) say(el('status'), 'warning', 'Key accepted: ' + me.store.name + '. It opens no export address (only api/me): ask the store for a key that opens its feed.');
+    else if (me.price_list) say(el('status'), '', 'Key accepted: ' + me.store.name + '.');
     else say(el('status'), 'warning', 'This store has not published a price list yet. The addresses below are ready, but they answer 404 (price_list_not_found) until the first publication.');
   }
 
@@ -115,6 +120,7 @@
     el('store-name').textContent = me.store.name + ' (' + me.store.id + ')';
     el('store-currency').textContent = me.store.currency;
     el('key-name').textContent = (me.key.label ? me.key.label + ', ' : '') + 'starts with ' + me.key.prefix;
+    el('key-scopes').textContent = describeScopes(me.key);
     var list = el('price-list');
     list.textContent = '';
     if (me.price_list) {
@@ -142,6 +148,41 @@
     el('account').hidden = false;
   }
 
+  // --- Key scopes (CONTRACT section 15, issue #19): one block, from here to "end of key scopes". ---
+  // api/me lists only the addresses, formats and profiles this key opens; the page offers only those.
+  function describeScopes(key) {
+    var s = key.scopes;
+    var parts = [];
+    parts.push(s.addresses ? 'addresses: ' + s.addresses.join(', ') : 'every address');
+    parts.push(s.formats ? 'formats: ' + s.formats.join(', ') : 'every format');
+    parts.push(s.profiles ? 'profiles: ' + s.profiles.join(', ') + ' (one must be chosen)' : 'every profile');
+    var text = parts.join(' · ');
+    if (key.expires_at) text += ' · expires ' + formatTime(key.expires_at);
+    return text;
+  }
+
+  /** Hides the kinds of address the key cannot open and picks the first it can; false when it opens none. */
+  function limitKinds(me) {
+    var radios = /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name=kind]'));
+    /** @type {HTMLInputElement[]} */
+    var open = [];
+    radios.forEach(function (radio) {
+      var opens = Boolean(me.exports[radio.value]);
+      radio.disabled = !opens;
+      /** @type {HTMLElement} */ (radio.closest('label')).hidden = !opens;
+      if (opens) open.push(radio);
+    });
+    var current = /** @type {HTMLInputElement | null} */ (document.querySelector('input[name=kind]:checked'));
+    if (open.length > 0 && (!current || current.disabled)) open[0].checked = true;
+    return open.length > 0;
+  }
+
+  /** A key limited to profiles opens no export without one: the "standard columns" choice goes. */
+  function profileRequired(me) {
+    return Boolean(me.key.scopes && me.key.scopes.profiles);
+  }
+  // --- end of key scopes ---
+
   function option(value, text) {
     var node = document.createElement('option');
     node.value = value;
@@ -152,8 +193,9 @@
   function setUpBuilder(me) {
     var profile = el('profile');
     profile.textContent = '';
-    profile.append(option('', 'None: the standard columns'));
+    if (!profileRequired(me)) profile.append(option('', 'None: the standard columns'));
     me.profiles.forEach(function (p) { profile.append(option(String(p.id), p.name + ' (id ' + p.id + ')')); });
+    if (!limitKinds(me)) return;
     // CONTRACT section 10: a retained version by version=N; held ones are not served.
     var version = el('version');
     version.textContent = '';
@@ -175,10 +217,10 @@
   function fillFormats() {
     var kind = KINDS[chosenKind()];
     var select = /** @type {HTMLSelectElement} */ (el('format'));
-    var formats = kind.formats || checked.me.formats;
+    var formats = (kind.formats || checked.me.formats).filter(function (f) { return checked.me.formats.indexOf(f) !== -1; });
     select.textContent = '';
     formats.forEach(function (f) { select.append(option(f, FORMAT_NAMES[f] || f)); });
-    select.value = formats.includes(priceFormat) ? priceFormat : kind.defaultFormat;
+    select.value = formats.includes(priceFormat) ? priceFormat : formats.includes(kind.defaultFormat) ? kind.defaultFormat : formats[0];
     // The summary is always of the latest list.
     control('version').disabled = chosenKind() === 'summary';
   }
@@ -208,7 +250,8 @@
   function previewUrl(address) {
     var absolute = new URL(address, document.baseURI);
     if (absolute.origin === location.origin) return absolute.href;
-    var base = checked.me.exports.campaign_data.slice(0, -KINDS.campaign_data.path.length);
+    var kindName = chosenKind();
+    var base = checked.me.exports[kindName].slice(0, -KINDS[kindName].path.length);
     return new URL(address.slice(base.length + 1), document.baseURI).href;
   }
 

@@ -24,6 +24,14 @@ export interface Config {
   trustProxy: false | number | string[];
   /** NODE_ENV=production: no demo seeding on start. */
   production: boolean;
+  /** LEDGER_DAYS: how long delivery records are kept (CONTRACT §12); 0 turns the ledger off. */
+  ledgerDays: number;
+  /** STALE_AFTER_MIN: a consumer is `behind` once the latest list it lacks is this old. */
+  staleAfterMin: number;
+  /** WEBHOOK_ALLOW_HTTP: webhook targets may be http:// (default https:// only). */
+  webhookAllowHttp: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook targets may resolve to loopback, private or link-local addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -81,6 +89,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const redisUrl = read('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\/.+/.test(redisUrl)) problems.push('REDIS_URL must be redis://… or rediss://…');
 
+  const flag = (name: string): boolean => {
+    const raw = read(name);
+    if (raw === undefined || raw === 'false') return false;
+    if (raw === 'true') return true;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return false;
+  };
+
   const trustProxyText = read('TRUST_PROXY');
   let trustProxy: Config['trustProxy'] = false;
   if (trustProxyText !== undefined && trustProxyText !== 'false') {
@@ -104,6 +120,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
     trustProxy,
     production: read('NODE_ENV') === 'production',
+    ledgerDays: integer('LEDGER_DAYS', 30, 0, 3650),
+    staleAfterMin: integer('STALE_AFTER_MIN', 120, 1, 525_600),
+    webhookAllowHttp: flag('WEBHOOK_ALLOW_HTTP'),
+    webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

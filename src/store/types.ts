@@ -6,6 +6,7 @@
 import type { DelimitedRecordSpec } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
+import type { DeliveryRepositories } from './delivery-types.js';
 
 export interface StoreRecord {
   id: string;
@@ -121,6 +122,8 @@ export interface ReadItemsOptions {
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
+  /** The delivery ledger, webhooks and their outbox (CONTRACT §12–§13). */
+  readonly deliveries: DeliveryRepositories;
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

@@ -11,6 +11,11 @@ import type {
 } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
+import { publicationEvent } from '../../model/webhook-events.js';
+import type { DeliveryRepositories } from '../delivery-types.js';
+import { deliveryRepositories } from '../sql/delivery-repositories.js';
+import { enqueueSteps } from '../sql/outbox.js';
+import { postgresDeliveryRunner, runStepsOn } from './delivery-runner.js';
 
 type Row = Record<string, unknown>;
 type Client = pg.ClientBase;
@@ -65,6 +70,7 @@ function timed<T extends object>(config: T, ms = REQUEST_READ_MS): T {
 export class PostgresStore implements Store {
   readonly dialect = 'postgres';
   private readonly pool: pg.Pool;
+  readonly deliveries: DeliveryRepositories;
 
   constructor(databaseUrl: string) {
     // A partitioned network must not hang requests: new connections give up after 3 s and dead
@@ -73,6 +79,7 @@ export class PostgresStore implements Store {
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
+    this.deliveries = deliveryRepositories(postgresDeliveryRunner(this.pool, (work) => this.transaction(work)));
   }
 
   async migrate(): Promise<void> {
@@ -387,6 +394,8 @@ class PostgresDraft implements PublicationDraft {
         "SELECT id FROM price_lists WHERE store_id = $1 AND status = 'published' AND superseded_at < $2",
         [this.storeId, new Date(now.getTime() - SUPERSEDED_GRACE_MS)],
       );
+      // CONTRACT §13: the event is written in the publication's own transaction (sql/outbox.ts).
+      await runStepsOn(client, enqueueSteps({ timeParam: (at) => at }, publicationEvent('price_list.published', this.storeId, version, now, null)));
       return { record: priceListFrom(published.rows[0]), expired: old.rows.map((r) => r.id) };
     });
     await this.store.dropPriceLists(expired);

@@ -16,6 +16,11 @@ import { KeyLookupCache } from './key-lookup-cache.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
 import { AppendThread, PageWorkers } from './store-threads.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
+import { publicationEvent } from '../../model/webhook-events.js';
+import type { DeliveryRepositories } from '../delivery-types.js';
+import { deliveryRepositories } from '../sql/delivery-repositories.js';
+import { enqueueSteps } from '../sql/outbox.js';
+import { sqliteDeliveryRunner } from './delivery-runner.js';
 
 type Row = Record<string, unknown>;
 
@@ -44,6 +49,8 @@ const profileFrom = (r: Row): Profile => ({
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite';
   private readonly db: Database.Database;
+  readonly deliveries: DeliveryRepositories;
+  private readonly deliverySql: ReturnType<typeof sqliteDeliveryRunner>;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -58,6 +65,8 @@ export class SqliteStore implements Store {
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path);
     this.pageRunner = { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
+    this.deliverySql = sqliteDeliveryRunner(this.db);
+    this.deliveries = deliveryRepositories(this.deliverySql);
   }
 
   private readonly pageWorkers: PageWorkers | null;
@@ -205,7 +214,10 @@ export class SqliteStore implements Store {
     const draftId = Number(
       this.prepare("INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ?)").run(storeId, now).lastInsertRowid,
     );
-    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids), () => this.keyLookups.invalidate(), this.appendThread);
+    // CONTRACT §13: the event is written in the publication's own transaction (sql/outbox.ts).
+    const inCommit = (version: number, at: Date) =>
+      this.deliverySql.runSteps(enqueueSteps(this.deliverySql, publicationEvent('price_list.published', storeId, version, at, null)));
+    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids), () => this.keyLookups.invalidate(), this.appendThread, inCommit);
   }
 
   async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {
@@ -315,6 +327,8 @@ class SqliteDraft implements PublicationDraft {
     private readonly latestChanged: () => void,
     /** Where the rows are inserted; null: on this connection (an in-memory database). */
     private readonly appendThread: AppendThread | null,
+    /** Runs inside the commit's transaction once the version is known (the outbox insert). */
+    private readonly inCommit: (version: number, at: Date) => void,
   ) {
     this.insert = db.prepare(INSERT_ITEM_SQL);
   }
@@ -354,6 +368,7 @@ class SqliteDraft implements PublicationDraft {
         .prepare("UPDATE price_lists SET superseded_at = ? WHERE store_id = ? AND status = 'published' AND superseded_at IS NULL AND id <> ?")
         .run(now, this.storeId, this.draftId);
       this.db.prepare('UPDATE stores SET latest_price_list_id = ? WHERE id = ?').run(this.draftId, this.storeId);
+      this.inCommit(version, new Date(now));
       return this.db
         .prepare("SELECT id FROM price_lists WHERE store_id = ? AND status = 'published' AND superseded_at < ?")
         .pluck()

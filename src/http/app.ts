@@ -16,6 +16,9 @@ import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
+import { registerDeliveriesRoute } from './routes/deliveries.js';
+import { DeliveryServices } from './deliveries.js';
+import { DeliveryLedger, type Clock } from '../domain/ledger.js';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -24,6 +27,8 @@ export interface AppDependencies {
   counter?: RateCounter;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The clock of the ledger and of `behind` (tests move it). */
+  clock?: Clock;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -95,6 +100,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
   });
+  const clock = deps.clock ?? (() => new Date());
+  // LEDGER_DAYS=0: no ledger at all (nothing recorded, no consumers).
+  const ledger = config.ledgerDays === 0 ? null : new DeliveryLedger(store.deliveries.ledger, {
+    retentionDays: config.ledgerDays,
+    now: clock,
+    onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'delivery ledger write failed'),
+  });
+  app.decorate('deliveries', new DeliveryServices(ledger, store.deliveries, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
+  if (ledger) {
+    app.addHook('onReady', async () => ledger.start());
+    app.addHook('onClose', async () => ledger.stop());
+  }
   const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
 
   await app.register(
@@ -103,6 +120,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       scope.setValidatorCompiler(() => () => true);
       await registerOpenApi(scope, config);
       registerMeRoute(scope, store, gate, publicBase);
+      registerDeliveriesRoute(scope, store, gate);
       registerBuilderRoute(scope, config);
       registerExportRoutes(scope, store, gate);
       registerSummaryRoute(scope, store, gate);

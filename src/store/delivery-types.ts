@@ -131,7 +131,17 @@ export interface OutboxRepository {
 }
 
 /** consumer.behind / consumer.failing fire once per episode: these flip the episode's flag. */
+export interface ConsumerAlert {
+  client_class: string;
+  client_address: string;
+  /** The latest version when its behind episode began; null when not behind. */
+  behind_version: number | null;
+  failing_since: Date | null;
+}
+
 export interface ConsumerAlertRepository {
+  /** The store's consumers with an open or past episode. */
+  list(storeId: string): Promise<ConsumerAlert[]>;
   /**
    * Starts (a behind version / `on`) or ends (null / off) an episode for one consumer, and when it starts inserts the event
    * in the same transaction. Returns true when this call started it (so exactly one instance fires).

@@ -20,7 +20,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, options: { clock?: () => Date } = {}): Promise<TestApp> {
   const db = await createTestDatabase(dialect);
   const config: Readonly<Config> = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
   const logLines: string[] = [];
@@ -32,7 +32,7 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
       done();
     },
   });
-  const app = await buildApp({ config, store: db.store, logStream });
+  const app = await buildApp({ config, store: db.store, logStream, clock: options.clock });
   await app.ready();
   return { app, store: db.store, db, logLines, close: async () => { await app.close(); await db.drop(); } };
 }

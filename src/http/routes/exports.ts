@@ -17,8 +17,10 @@ import type { RequestGate } from '../request-gate.js';
 export function registerExportRoutes(app: FastifyInstance, store: Store, gate: RequestGate, cache: RenderCache = renderCacheOf(app)): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
     const lookup = await gate.admit(request, () => authenticate(store, presentedKey));
+    const delivery = app.deliveries.begin(request, reply, lookup, 'prices');
     const params = parseExportParams(request.query);
     const file = await priceListExport(store, lookup, FORMAT_WRITERS[params.format ?? 'csv'], { onlyAvailable: params.onlyAvailable, profileId: params.profileId });
+    delivery.served(file.variant);
     return sendExport(request, reply, file, cache);
   };
 

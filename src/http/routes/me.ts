@@ -12,7 +12,7 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const presented = firstString(request.headers['x-api-key']);
     const lookup = await gate.admit(request, () => authenticate(store, presented));
-    const profiles = await store.listProfiles(lookup.store.id);
+    const [profiles, consumers] = await Promise.all([store.listProfiles(lookup.store.id), app.deliveries.consumers(lookup)]);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
     reply.header('Cache-Control', 'no-store');
@@ -33,6 +33,7 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
       },
       profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
       formats: [...EXPORT_FORMATS],
+      consumers: consumers.map(({ failing: _failing, ...c }) => ({ ...c, last_fetch_at: c.last_fetch_at.toISOString() })),
       exports: {
         campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,
         export_latest: `${base}/api/export/latest?key={api_key}`,

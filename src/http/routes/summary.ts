@@ -14,6 +14,7 @@ import { renderCacheOf, sendExport } from '../send-export.js';
 export function registerSummaryRoute(app: FastifyInstance, store: Store, gate: RequestGate, cache: RenderCache = renderCacheOf(app)): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
     const lookup = await gate.admit(request, () => authenticate(store, presentedKey));
+    const delivery = app.deliveries.begin(request, reply, lookup, 'summary');
     const params = parseExportParams(request.query, ['xlsx']);
     const file = await checkedExport(store, lookup, { onlyAvailable: params.onlyAvailable, profileId: params.profileId }, {
       endpoint: 'summary',
@@ -23,6 +24,7 @@ export function registerSummaryRoute(app: FastifyInstance, store: Store, gate: R
       columnsOnly: false,
       render: (plan) => ({ contentType: SUMMARY_CONTENT_TYPE, body: () => renderSummaryMatrix(plan.readBatches, plan.meta) }),
     });
+    delivery.served(file.variant);
     return sendExport(request, reply, file, cache);
   };
   publicRoute(app, '/WebApi/SummaryExportLatestGet/:api_key', summaryExportSchema, (request, reply) =>

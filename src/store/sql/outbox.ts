@@ -1,5 +1,5 @@
 import type {
-  ClaimedWebhook, ConsumerAlertRepository, OutboxEvent, OutboxMessage, OutboxRepository,
+  ClaimedWebhook, ConsumerAlert, ConsumerAlertRepository, OutboxEvent, OutboxMessage, OutboxRepository,
 } from '../delivery-types.js';
 import type { DeliverySql, QueryResult, Row, Steps } from './delivery-sql.js';
 
@@ -123,6 +123,16 @@ export class SqlOutboxRepository implements OutboxRepository {
  */
 export class SqlConsumerAlertRepository implements ConsumerAlertRepository {
   constructor(private readonly d: DeliverySql) {}
+
+  async list(storeId: string): Promise<ConsumerAlert[]> {
+    const { rows } = await this.d.query({ sql: 'SELECT * FROM consumer_alerts WHERE store_id = ?', params: [storeId] });
+    return rows.map((r) => ({
+      client_class: String(r.client_class),
+      client_address: String(r.client_address),
+      behind_version: r.behind_version === null ? null : Number(r.behind_version),
+      failing_since: r.failing_since === null ? null : this.d.time(r.failing_since),
+    }));
+  }
 
   setBehind(storeId: string, clientClass: string, clientAddress: string, behindVersion: number | null, event: OutboxEvent | null): Promise<boolean> {
     return this.flip(storeId, clientClass, clientAddress, 'behind_version', behindVersion, event);

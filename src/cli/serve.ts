@@ -4,6 +4,7 @@ import { buildApp } from '../http/app.js';
 import { installGracefulShutdown } from '../http/graceful-shutdown.js';
 import { openStore } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
+import { startDeliveryWorker } from '../domain/delivery-worker.js';
 
 /** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
@@ -37,5 +38,7 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
     );
   }
 
-  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [() => counter.close(), () => store.close()] });
+  // Webhooks go out from every instance (CONTRACT §13); errors are logged by name only (a driver's message may quote an address).
+  const worker = startDeliveryWorker(store, config, (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'webhook delivery failed'));
+  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [() => worker.stop(), () => counter.close(), () => store.close()] });
 }

@@ -10,6 +10,7 @@ import { createStore } from '../domain/stores.js';
 import { AppError } from '../errors/app-error.js';
 import { openStore } from '../store/factory.js';
 import type { Store } from '../store/types.js';
+import { runWebhookCommand } from './webhook-commands.js';
 
 export const USAGE = `Usage: price-export <command>
 
@@ -23,6 +24,9 @@ export const USAGE = `Usage: price-export <command>
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
   publish --store ID FILE                            .json, .ndjson or .csv; prints the new version
   demo                                               a demo store, key, profile and price list
+  webhook add --store ID --url URL [--events a,b]    prints the webhook's id and its signing secret, once
+  webhook list --store ID [--json]                   id, url, events, failing; never secrets
+  webhook remove WEBHOOK_ID
 
 Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
@@ -118,6 +122,10 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
       line(String(profile.id));
       return 0;
     }
+    case 'webhook add':
+    case 'webhook list':
+    case 'webhook remove':
+      return runWebhookCommand(sub, rest, { options, required, withStore, line });
     default:
       break;
   }

@@ -51,14 +51,15 @@ export function targetProblem(url: string, policy: TargetPolicy): string | null 
   return null;
 }
 
-/** Resolves the url's host and refuses it when any address it resolves to is forbidden. */
+/** Resolves the url's host and refuses it when any address it resolves to now is forbidden. */
 export async function resolvedTargetProblem(url: string, policy: TargetPolicy): Promise<string | null> {
   const problem = targetProblem(url, policy);
   if (problem || policy.allowPrivate) return problem;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) return null;
   const addresses = await new Promise<LookupAddress[] | null>((resolve) => dnsLookup(host, { all: true }, (error, found) => resolve(error ? null : found)));
-  if (!addresses || addresses.length === 0) return `the webhook host "${host}" does not resolve`;
+  // A name that does not resolve yet is accepted: every connection checks what it resolves to then.
+  if (!addresses) return null;
   if (addresses.some((a) => isForbiddenAddress(a.address))) {
     return `the webhook host "${host}" resolves to a loopback, private or link-local address (allowed only with WEBHOOK_ALLOW_PRIVATE=true)`;
   }

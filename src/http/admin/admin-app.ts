@@ -12,6 +12,7 @@ import { registerKeyRoutes } from './routes/keys.js';
 import { registerPriceListRoutes } from './routes/price-lists.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerStoreRoutes } from './routes/stores.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 
 export interface AdminAppDependencies {
   config: Readonly<Config>;
@@ -49,6 +50,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerStoreRoutes(app, store);
   registerKeyRoutes(app, store);
   registerProfileRoutes(app, store);
+  registerWebhookRoutes(app, store, config);
   await registerPriceListRoutes(app, store);
   return app;
 }

@@ -17,7 +17,7 @@ describe('/openapi.json describes the four addresses', () => {
     const doc = JSON.parse(response.body);
     assert.deepEqual(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
     const paths = Object.keys(doc.paths).sort();
-    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/latest', '/api/me']);
+    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/latest', '/api/me', '/api/me/deliveries']);
     for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest']) {
       const op = doc.paths[path].get;
       const names = op.parameters.map((p: { name: string }) => p.name);

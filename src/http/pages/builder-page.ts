@@ -6,6 +6,8 @@
  * The key is never part of a form submission: its input has no `name`, the form posts
  * (never GET, which would put fields into the address) and the script cancels the submit.
  */
+import { CONSUMERS_CSS, CONSUMERS_SECTION_HTML } from './consumers-block.js';
+
 export const BUILDER_HTML = `<!doctype html>
 <html lang="en">
 <head>
@@ -16,6 +18,7 @@ export const BUILDER_HTML = `<!doctype html>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="builder.css">
 <script src="builder.js" defer></script>
+<script src="consumers.js" defer></script>
 </head>
 <body>
 <main>
@@ -47,6 +50,7 @@ and never put into this page's address.</p>
   </dl>
 </section>
 
+${CONSUMERS_SECTION_HTML}
 <section id="builder" aria-labelledby="builder-title" hidden>
   <h2 id="builder-title">Build an export address</h2>
   <form id="address-form" method="post" novalidate>
@@ -126,4 +130,4 @@ pre { background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; pa
 footer { margin-top: 2.5rem; font-size: .9rem; }
 a { color: var(--accent); }
 [hidden] { display: none !important; }
-`;
+${CONSUMERS_CSS}`;

@@ -65,6 +65,7 @@ export const BUILDER_JS = String.raw`'use strict';
     stopPreview();
     el('account').hidden = true;
     el('builder').hidden = true;
+    document.dispatchEvent(new CustomEvent('price-export:account', { detail: null }));
     el('address').value = '';
   }
 
@@ -96,6 +97,7 @@ export const BUILDER_JS = String.raw`'use strict';
     }
     checked = { key: key, me: me };
     showAccount(me);
+    document.dispatchEvent(new CustomEvent('price-export:account', { detail: me }));
     setUpBuilder(me);
     if (me.price_list) say(el('status'), '', 'Key accepted: ' + me.store.name + '.');
     else say(el('status'), 'warning', 'This store has not published a price list yet. The addresses below are ready, but they answer 404 (price_list_not_found) until the first publication.');

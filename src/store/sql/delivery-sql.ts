@@ -31,6 +31,12 @@ export interface DeliverySql {
   readonly name: 'sqlite' | 'postgres';
   query(query: Query): Promise<QueryResult>;
   transaction<T>(steps: Steps<T>): Promise<T>;
+  /**
+   * A write nobody waits for on the event loop (the ledger's batches), where the dialect can
+   * run it elsewhere: SQLite on a thread of its own (better-sqlite3 is synchronous). Absent:
+   * `query` (PostgreSQL's queries already run in the database's process).
+   */
+  background?(query: Query): Promise<QueryResult>;
   /** A time column's value as a Date. */
   time(value: unknown): Date;
   /** A Date as a time column's parameter value. */

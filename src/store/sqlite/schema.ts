@@ -92,9 +92,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     client_class TEXT NOT NULL,
     client_address TEXT NOT NULL
   );
+  -- One index: every write of a busy ledger pays for each (pages, consumers and retention all read by store and time, or by id).
   CREATE INDEX delivery_ledger_store ON delivery_ledger(store_id, at, id);
-  CREATE INDEX delivery_ledger_consumer ON delivery_ledger(store_id, client_class, client_address, at);
-  CREATE INDEX delivery_ledger_at ON delivery_ledger(at);
   CREATE TABLE webhooks (
     id TEXT PRIMARY KEY,
     store_id TEXT NOT NULL REFERENCES stores(id),

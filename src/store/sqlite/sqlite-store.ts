@@ -14,7 +14,7 @@ import { compileRecord } from './delimited-sql.js';
 import { INSERT_ITEM_SQL, itemInsertValues } from './item-insert.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
-import { AppendThread, PageWorkers } from './store-threads.js';
+import { AppendThread, PageWorkers, WriteThread } from './store-threads.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { publicationEvent } from '../../model/webhook-events.js';
 import type { DeliveryRepositories } from '../delivery-types.js';
@@ -51,6 +51,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   readonly deliveries: DeliveryRepositories;
   private readonly deliverySql: ReturnType<typeof sqliteDeliveryRunner>;
+  private readonly writeThread: WriteThread | null;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -65,7 +66,8 @@ export class SqliteStore implements Store {
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path);
     this.pageRunner = { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
-    this.deliverySql = sqliteDeliveryRunner(this.db);
+    this.writeThread = path === ':memory:' ? null : new WriteThread(path);
+    this.deliverySql = sqliteDeliveryRunner(this.db, this.writeThread);
     this.deliveries = deliveryRepositories(this.deliverySql);
   }
 
@@ -111,6 +113,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     await this.pageWorkers?.close();
     await this.appendThread?.close();
+    await this.writeThread?.close();
     this.keyLookups.close();
     this.db.close();
   }

@@ -8,7 +8,7 @@ import { formatMoney } from '../src/model/money.js';
 import type { PriceItem } from '../src/model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS } from '../src/model/profile.js';
 import { csvWriter } from '../src/formats/delimited.js';
-import type { ExportMeta } from '../src/formats/types.js';
+import type { ExportMeta } from '../src/model/export-writer.js';
 import { syntheticItem } from './bench-data.js';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);

@@ -18,7 +18,7 @@ import { xlsxWriter } from '../src/formats/xlsx/prices-writer.js';
 import { renderSummaryMatrix } from '../src/formats/xlsx/summary-writer.js';
 import { syntheticItem } from './bench-data.js';
 import { exceljsBytes } from './exceljs-reference.js';
-import type { ExportMeta } from '../src/formats/types.js';
+import type { ExportMeta } from '../src/model/export-writer.js';
 
 const BATCH = 1000;
 const COMPETITORS = Array.from({ length: 40 }, (_, i) => `shop-${String(i).padStart(2, '0')}.example`);

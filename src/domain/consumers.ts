@@ -1,4 +1,4 @@
-import type { ConsumerRow, DeliveryRepositories } from '../store/delivery-types.js';
+import type { ConsumerRow, DeliveryRepositories } from '../store/types.js';
 import type { PriceListRecord } from '../store/types.js';
 import type { Clock } from './ledger.js';
 

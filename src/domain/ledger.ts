@@ -1,4 +1,4 @@
-import type { DeliveryRecord, LedgerRepository } from '../store/delivery-types.js';
+import type { DeliveryRecord, LedgerRepository } from '../store/types.js';
 
 /** A clock: tests move it instead of sleeping. */
 export type Clock = () => Date;

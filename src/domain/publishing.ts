@@ -1,5 +1,8 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
+import type { Metrics } from '../metrics/interface.js';
 import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
+import { warningsOf, type FeedWarning } from '../model/feed-check.js';
+import { publicationTallies } from './feed-check.js';
 import { normalizeItem } from './item-validation.js';
 import { InvalidJson, type SourceRow } from './publication-source.js';
 
@@ -11,18 +14,42 @@ const MAX_REPORTED_PROBLEMS = 1000;
 export interface PublishOptions {
   /** Called every BATCH_SIZE rows with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /** The longest text field, in characters (MAX_FIELD_CHARS); a longer one is a bad row. */
+  maxFieldChars?: number;
+  /** Counts the publication by verdict, with its seconds (the serving process's metrics; none for the CLI). */
+  metrics?: Metrics;
 }
+
+/** A new latest list, with the feed check's warnings about it (CONTRACT §14: never a refusal). */
+export type PublishedPriceList = PriceListRecord & { warnings: FeedWarning[] };
 
 /**
  * Validates every row and publishes the list as the store's new latest, atomically.
  * If any row is bad, nothing is published, every bad row is reported, and the previous
- * list stays latest.
+ * list stays latest. The feed check's rules run over the items as they pass (no second read).
+ * Counted in `options.metrics` as `published`, or `refused` for a bad row or file (`held` and
+ * `quarantined` come with the publication guard).
  */
-export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PriceListRecord> {
+export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedPriceList> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  try {
+    const list = await publishUnmeasured(store, storeId, rows, options);
+    options.metrics?.publication('published', seconds());
+    return list;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'invalid_publication') options.metrics?.publication('refused', seconds());
+    throw error;
+  }
+}
+
+/** publishPriceList without the metrics. */
+async function publishUnmeasured(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedPriceList> {
   const owner = await store.getStore(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
   const draft = await store.beginPublication(storeId);
+  const tallies = publicationTallies(owner);
   const problems: (InputProblem & { row: number })[] = [];
   let problemCount = 0;
   let rowNumber = 0;
@@ -65,12 +92,13 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         report(rowNumber, row.position, `not valid JSON: ${row.raw.message}`);
         continue;
       }
-      const result = normalizeItem(row.raw, owner.currency, row.text);
+      const result = normalizeItem(row.raw, owner.currency, row.text, options.maxFieldChars);
       if (result.problems) {
         report(rowNumber, row.position, result.problems.join('; '));
         continue;
       }
       const item = result.item;
+      for (const tally of tallies) tally.add(item);
       if (item.available) availableCount++;
       currencies.add(item.currency);
       categoryPaths.add(item.category ?? '');
@@ -89,12 +117,13 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         problemCount,
       });
     }
-    return await draft.commit({
+    const list = await draft.commit({
       item_count: seq,
       available_count: availableCount,
       currencies: [...currencies].sort(),
       category_paths: [...categoryPaths],
     });
+    return { ...list, warnings: warningsOf(tallies.map((tally) => tally.result())) };
   } catch (error) {
     await inFlight.catch(() => undefined);
     await draft.abort();

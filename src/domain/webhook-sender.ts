@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OutboxMessage, OutboxRepository } from '../store/delivery-types.js';
+import type { OutboxMessage, OutboxRepository } from '../store/types.js';
 import type { Clock } from './ledger.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './webhook-post.js';
 import { signatureHeaders } from './webhook-signature.js';

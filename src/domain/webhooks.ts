@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../model/webhook-events.js';
-import type { WebhookRecord } from '../store/delivery-types.js';
+import type { WebhookRecord } from '../store/types.js';
 import type { Store } from '../store/types.js';
 import { resolvedTargetProblem, type TargetPolicy } from './webhook-target.js';
 import { newWebhookSecret } from './webhook-signature.js';

@@ -3,8 +3,9 @@ import { isStoredField, type DelimitedRecordSpec, type RecordField } from '../mo
 import { formatMoney } from '../model/money.js';
 import { ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
+import { escapeFormula } from './formula-escape.js';
 import { renderText, type TextLayout } from './text-writer.js';
-import type { ExportFormat, ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 
 /*
  * CSV and TSV, CONTRACT §5 (the frozen legacy layout) and §6 (profiles).
@@ -57,11 +58,13 @@ function cellFor(column: ExportColumn, quote: (value: string) => string, options
         const value = get(item);
         return value === null ? '' : value ? '1' : '0';
       };
-    case 'text':
+    case 'text': {
+      const escape = options.escape_formulas ? escapeFormula : (text: string) => text;
       return (item) => {
         const value = get(item);
-        return value === null ? '' : quote(typeof value === 'string' ? value : String(value));
+        return value === null ? '' : quote(escape(typeof value === 'string' ? value : String(value)));
       };
+    }
   }
 }
 
@@ -125,6 +128,8 @@ function optionsFor(meta: ExportMeta, format: 'csv' | 'tsv'): TabularOptions {
  */
 export function recordSpec(columns: readonly ExportColumn[], options: TabularOptions): DelimitedRecordSpec | null {
   if (options.delimiter === options.decimal_separator) return null;
+  // Formula escaping is not part of the spec: such a profile takes the JavaScript path (same bytes as ever).
+  if (options.escape_formulas) return null;
   const quote = quoter(options.delimiter);
   const fields: RecordField[] = [];
   for (const column of columns) {
@@ -150,10 +155,12 @@ async function* renderStoreRecords(header: string, options: TabularOptions, reco
   yield* records;
 }
 
-function delimitedWriter(format: Extract<ExportFormat, 'csv' | 'tsv'>, mediaType: string): FormatWriter {
+function delimitedWriter(format: 'csv' | 'tsv', mediaType: string): RecordSourceWriter {
   return {
     format,
     extension: format,
+    needs: { fields: 'columns', categories: false },
+    takesRecordSource: true,
     contentType: (meta) => `${mediaType}; charset=${optionsFor(meta, format).encoding}`,
     render(batches, meta, records) {
       const options = optionsFor(meta, format);
@@ -167,5 +174,5 @@ function delimitedWriter(format: Extract<ExportFormat, 'csv' | 'tsv'>, mediaType
   };
 }
 
-export const csvWriter: FormatWriter = delimitedWriter('csv', 'text/csv');
-export const tsvWriter: FormatWriter = delimitedWriter('tsv', 'text/tab-separated-values');
+export const csvWriter: RecordSourceWriter = delimitedWriter('csv', 'text/csv');
+export const tsvWriter: RecordSourceWriter = delimitedWriter('tsv', 'text/tab-separated-values');

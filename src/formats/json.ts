@@ -2,7 +2,7 @@ import type { ExportColumn } from '../model/columns.js';
 import { moneyToNumber } from '../model/money.js';
 import type { PriceItem } from '../model/price-item.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
 
 /*
  * JSON, CONTRACT §6: {"store": …, "price_list": …, "items": [ … ]}, streamed one item per
@@ -67,9 +67,10 @@ function itemLayout(meta: ExportMeta): TextLayout {
   };
 }
 
-export const jsonWriter: FormatWriter = {
+export const jsonWriter: ExportWriter = {
   format: 'json',
   extension: 'json',
+  needs: { fields: 'columns', categories: false },
   contentType: () => 'application/json; charset=utf-8',
   render: (batches, meta) => renderText(batches, itemLayout(meta), UTF8_NO_BOM),
 };

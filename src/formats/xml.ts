@@ -2,7 +2,7 @@ import type { CellValue, ExportColumn } from '../model/columns.js';
 import { formatMoney } from '../model/money.js';
 import type { ValueKind } from '../model/price-item.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
 
 /*
  * XML, CONTRACT §6: <price_list store version published_at><item>…</item></price_list>.
@@ -104,9 +104,10 @@ function itemLayout(meta: ExportMeta): TextLayout {
   };
 }
 
-export const xmlWriter: FormatWriter = {
+export const xmlWriter: ExportWriter = {
   format: 'xml',
   extension: 'xml',
+  needs: { fields: 'columns', categories: false },
   contentType: () => 'application/xml; charset=utf-8',
   render: (batches, meta) => renderText(batches, itemLayout(meta), UTF8_NO_BOM),
 };

@@ -2,7 +2,7 @@ import type { ExportColumn } from '../model/columns.js';
 import { formatMoney } from '../model/money.js';
 import type { PriceItem } from '../model/price-item.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, FormatWriter } from './types.js';
+import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
 import { escapeAttribute, escapeText, XML_DECLARATION, xmlValue } from './xml.js';
 
 /*
@@ -117,9 +117,11 @@ function offerLayout(meta: ExportMeta): TextLayout {
   };
 }
 
-export const ymlWriter: FormatWriter = {
+export const ymlWriter: ExportWriter = {
   format: 'yml',
   extension: 'yml',
+  // The offer elements read fields beyond the columns; every offer names its category.
+  needs: { fields: 'all', categories: true },
   contentType: () => 'application/xml; charset=utf-8',
   render: (batches, meta) => renderText(batches, offerLayout(meta), UTF8_NO_BOM),
 };

@@ -1,34 +1,61 @@
 import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
+import type { ExportService } from '../domain/exports.js';
+import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { Store } from '../store/types.js';
-import type { RateCounter } from '../rate-limit/interface.js';
+import type { Clock, RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
+import { renderCacheOf } from './export-cache.js';
+import { registerExportWarming } from './export-warming.js';
 import { registerDrain } from './graceful-shutdown.js';
-import { registerErrorHandling } from './plugins/error-handling.js';
+import { publicFrameworkError, registerProblemHandler } from './plugins/error-handling.js';
 import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLog } from './plugins/request-log.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
+import { registerHealthRoutes } from './operations/health.js';
+import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from './operations/request-id.js';
+import { registerRequestMetrics } from './operations/request-metrics.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
 import { registerDeliveriesRoute } from './routes/deliveries.js';
-import { DeliveryServices } from './deliveries.js';
-import { DeliveryLedger, type Clock } from '../domain/ledger.js';
+import { DeliveryService } from '../domain/deliveries.js';
+import { DeliveryLedger } from '../domain/ledger.js';
+import { registerFeedCheckRoute } from './routes/feed-check.js';
+
+/**
+ * The absolute base of /api/me's address templates. The request's Host is the client's to
+ * choose (a link shared from a phishing host would look like ours), so it is used only when
+ * it is listed in ALLOWED_HOSTS, or anywhere outside production when no list is set; otherwise
+ * the templates are relative to the service root.
+ */
+export function publicBaseOf(config: Readonly<Config>): (host: string | undefined, protocol: string) => string {
+  return (host, protocol) => {
+    if (config.publicUrl !== null) return config.publicUrl;
+    const name = host?.toLowerCase();
+    const trusted = name !== undefined && (config.allowedHosts === null ? !config.production : config.allowedHosts.includes(name));
+    return trusted ? `${protocol}://${name}${config.basePath}` : config.basePath;
+  };
+}
 
 export interface AppDependencies {
   config: Readonly<Config>;
   store: Store;
+  /** The export use case, composed with the format writers (src/composition.ts). */
+  exports: ExportService;
   /** Shared counters (Redis) when several instances run; in-memory otherwise. */
   counter?: RateCounter;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
-  /** The clock of the ledger and of `behind` (tests move it). */
-  clock?: Clock;
+  /** The process's metrics (src/metrics); no-op by default. */
+  metrics?: Metrics;
+  /** The rate limits' clock (the default counters' windows, the gate's outage back-off); tests move it by hand. */
+  now?: Clock;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -40,8 +67,23 @@ let standardOutput: pino.DestinationStream | undefined;
  * while a write is under way go out together with the next one; whatever is pending is written
  * on exit. One destination for the whole process, so the public and admin apps never interleave.
  */
-function standardOutputLog(): pino.DestinationStream {
-  return (standardOutput ??= pino.destination({ dest: 1, sync: false }));
+function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
+  return (standardOutput ??= prettyLog(config) ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * At a terminal, outside production (`npm start` on a developer's machine): readable lines
+ * through pino-pretty (in pino's worker thread). Anywhere else — a pipe, a container, a log
+ * shipper — JSON lines. Null when pino-pretty is not installed (a production install).
+ */
+function prettyLog(config: Readonly<Config>): pino.DestinationStream | null {
+  if (!process.stdout.isTTY || config.production) return null;
+  try {
+    import.meta.resolve('pino-pretty');
+  } catch {
+    return null;
+  }
+  return pino.transport({ target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } });
 }
 
 /**
@@ -51,7 +93,7 @@ function standardOutputLog(): pino.DestinationStream {
 export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    stream: stream ?? standardOutputLog(),
+    stream: stream ?? standardOutputLog(config),
     serializers: {
       req: (req: { method?: string; routeOptions?: { url?: string } }) => ({ method: req.method, route: req.routeOptions?.url ?? '(unmatched)' }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
@@ -62,9 +104,14 @@ export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.Writable
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store } = deps;
+  const metrics = deps.metrics ?? noopMetrics;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
-    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdGenerator(config.trustProxy),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
+    // A socket with no traffic for IDLE_TIMEOUT_SECONDS is closed: idle connections cannot pile
+    // up until file descriptors run out (with MAX_CONNECTIONS below).
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
     // Only the configured proxies may name the client (X-Forwarded-For is the client's to forge).
     // A hop count is documented Fastify behaviour; its types only omit the number form.
     trustProxy: config.trustProxy as boolean | string[],
@@ -87,43 +134,61 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: false,
   });
 
+  // Connections beyond this are closed as they arrive, leaving descriptors for the rest of the process.
+  app.server.maxConnections = config.maxConnections;
   acceptEveryMethod(app);
-  // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
+  registerRequestIdHeader(app);
+  // First hook after the id: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);
 
-  registerRequestLog(app);
+  registerRequestMetrics(app, metrics);
+  registerRequestLog(app, 'request', metrics);
 
   registerSecurityHeaders(app);
-  registerErrorHandling(app, store, config.basePath);
+  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => store.ping(), frameworkError: publicFrameworkError });
 
-  const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
+  const gate = new RequestGate(deps.counter ?? new MemoryCounter(deps.now), {
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
-  });
-  const clock = deps.clock ?? (() => new Date());
+  }, metrics, deps.now);
+  // Opened here, under CACHE_DIR, before the routes ask for it (export-cache.ts keeps one per server).
+  const cache = renderCacheOf(app, config.cacheDir ?? undefined);
+  metrics.watchRenderCache(() => cache.stats());
+  metrics.watchDatabasePool(() => store.poolUse?.());
+  registerHealthRoutes(app, store, config.basePath);
+  const publicBase = publicBaseOf(config);
+  if (config.production && config.publicUrl === null && config.allowedHosts === null) {
+    app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');
+  }
+  // The ledger's and `behind`'s clock: the same seam as the rate limits' (tests move it).
+  const now = deps.now ?? Date.now;
+  const clock = () => new Date(now());
   // LEDGER_DAYS=0: no ledger at all (nothing recorded, no consumers).
   const ledger = config.ledgerDays === 0 ? null : new DeliveryLedger(store.deliveries.ledger, {
     retentionDays: config.ledgerDays,
     now: clock,
     onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'delivery ledger write failed'),
   });
-  app.decorate('deliveries', new DeliveryServices(ledger, store.deliveries, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
+  app.decorate('deliveries', new DeliveryService(store.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
   if (ledger) {
     app.addHook('onReady', async () => ledger.start());
     app.addHook('onClose', async () => ledger.stop());
   }
-  const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
 
   await app.register(
     async (scope) => {
       // Public schemas document; parameters are checked by hand after the key (see export-params.ts).
       scope.setValidatorCompiler(() => () => true);
       await registerOpenApi(scope, config);
-      registerMeRoute(scope, store, gate, publicBase);
+      registerMeRoute(scope, store, gate, publicBase, deps.exports.formats);
       registerDeliveriesRoute(scope, store, gate);
       registerBuilderRoute(scope, config);
-      registerExportRoutes(scope, store, gate);
-      registerSummaryRoute(scope, store, gate);
+      const delivery = { exports: deps.exports, cache: renderCacheOf(scope) };
+      registerExportRoutes(scope, store, gate, delivery);
+      registerSummaryRoute(scope, store, gate, delivery);
+      registerFeedCheckRoute(scope, store, gate);
+      registerExportWarming(scope, delivery);
+      scope.addHook('onReady', async () => deps.exports.start());
     },
     { prefix: config.basePath },
   );

@@ -1,8 +1,7 @@
 import { AppError } from '../errors/app-error.js';
-import { EXPORT_FORMATS, type ExportFormat } from '../formats/types.js';
 
 export interface ExportParams {
-  format: ExportFormat | null;
+  format: string | null;
   onlyAvailable: boolean;
   profileId: number | null;
 }
@@ -21,16 +20,16 @@ function first(query: Record<string, unknown>, name: string): string | null {
  * orders the checks (405, 401, 400, 404), so schema validation before the handler would answer
  * 400 to a caller whose key is wrong. The route schemas still document every parameter.
  */
-export function parseExportParams(query: unknown, allowedFormats: readonly ExportFormat[] = EXPORT_FORMATS): ExportParams {
+export function parseExportParams(query: unknown, allowedFormats: readonly string[]): ExportParams {
   const q = (query ?? {}) as Record<string, unknown>;
   const formatText = first(q, 'format');
-  let format: ExportFormat | null = null;
+  let format: string | null = null;
   if (formatText !== null) {
     const lower = formatText.toLowerCase();
-    if (!(allowedFormats as readonly string[]).includes(lower)) {
+    if (!allowedFormats.includes(lower)) {
       throw new AppError('invalid_parameter', `format must be one of ${allowedFormats.join(', ')} (any case)`);
     }
-    format = lower as ExportFormat;
+    format = lower;
   }
 
   const onlyText = first(q, 'only_available');
@@ -44,7 +43,9 @@ export function parseExportParams(query: unknown, allowedFormats: readonly Expor
   const profileText = first(q, 'profile_id');
   let profileId: number | null = null;
   if (profileText !== null) {
-    // Up to 18 digits stays below 2^63 and parses exactly within JS's safe range for ids we issue.
+    // Up to 18 digits stays below 2^63. Beyond 2^53 Number() rounds (…993 → …992), and every
+    // rounded value is itself beyond Number.MAX_SAFE_INTEGER: the profile look-up refuses those
+    // as unknown (404) instead of fetching the neighbour the rounding landed on.
     if (!/^\d{1,18}$/.test(profileText) || /^0+$/.test(profileText)) {
       throw new AppError('invalid_parameter', 'profile_id must be a positive integer of up to 18 digits');
     }

@@ -34,3 +34,9 @@ export function publicRoute(
     },
   });
 }
+
+/** The first value of a header or query parameter given once or several times; undefined when it is not text. */
+export const firstString = (value: unknown): string | undefined => {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
+};

@@ -12,8 +12,9 @@ export interface ByteRange {
  * - `'unsatisfiable'`: 416 with `Content-Range: bytes *\/size`.
  * - a range: 206 with that slice.
  *
- * If-Range with a date never matches: Last-Modified is the publication time, which a profile
- * edit does not change, so it is not a strong validator of a profile variant's bytes (§13.1.5).
+ * If-Range with a date never matches: Last-Modified has one-second resolution and is shared by
+ * every format, filter and coding of a list, so it is not a strong validator of one
+ * representation's bytes (RFC 9110 §8.8.2.2, §13.1.5).
  */
 export function selectRange(
   rangeHeader: string | undefined,

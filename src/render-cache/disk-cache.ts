@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { constants as zlib, createBrotliCompress, createGzip } from 'node:zlib';
+import { createCompressor } from './compression.js';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from './private-directory.js';
 import { FollowStream, type FollowedFile } from './follow-stream.js';
 import type { CacheKey, Coding, OpenCachedFile, RenderCache, RenderCacheStats, RenderSource } from './interface.js';
 
@@ -104,8 +105,9 @@ class Entry implements FollowedFile {
  *   (FollowStream). That is the single flight: one render per variant however many requests,
  *   first byte as soon as the render yields it, and memory flat whatever the readers' speeds.
  * - gzip and br copies are made once, on the first request that wants them, one at a time in
- *   the background at higher levels than streaming affords (the request itself is compressed
- *   on the fly meanwhile).
+ *   the background (the request itself is compressed on the fly meanwhile), by the one
+ *   compressor of compression.ts: the copy is byte for byte what the on-the-fly stream sent,
+ *   so both answer under one strong ETag.
  * - Total bytes stay under `maxBytes`: finished entries are evicted least recently used first.
  *   A render in progress counts as it grows but is never evicted, so only a single render larger
  *   than the whole bound can overshoot it, and it is dropped when it finishes.
@@ -122,11 +124,14 @@ export class DiskRenderCache implements RenderCache {
   private readonly entries = new Map<string, Entry>();
   private readonly latest = new Map<string, number>();
   private readonly rendering = new Set<Promise<void>>();
+  /** File removals of dropped entries still under way (idle() waits for them). */
+  private readonly removing = new Set<Promise<unknown>>();
   private readonly copyQueue: Array<{ entry: Entry; coding: Copy }> = [];
   private copying: Promise<void> | null = null;
   private readonly stopCopies = new AbortController();
   private bytes = 0;
   private renders = 0;
+  private evictions = 0;
   private serial = 0;
   private closed = false;
 
@@ -135,11 +140,11 @@ export class DiskRenderCache implements RenderCache {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.memoryMax = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
     this.log = options.log;
-    mkdirSync(root, { recursive: true });
+    ensurePrivateDirectory(root);
     removeAbandoned(root);
     // The pid in the name lets a later instance tell a crashed one's directory from a live one's.
     this.dir = join(root, `${process.pid}-${randomBytes(4).toString('hex')}`);
-    mkdirSync(this.dir);
+    mkdirSync(this.dir, { mode: 0o700 });
   }
 
   async open(key: CacheKey, coding: Coding): Promise<OpenCachedFile | null> {
@@ -191,7 +196,16 @@ export class DiskRenderCache implements RenderCache {
   stats(): RenderCacheStats {
     let entries = 0;
     for (const entry of this.entries.values()) if (entry.state === 'ready') entries++;
-    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes };
+    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes, evictions: this.evictions };
+  }
+
+  /**
+   * Resolves once the renders under way have finished and been kept or dropped, and dropped
+   * files are gone from the disk: what a test
+   * awaits instead of sleeping before it looks at what the cache kept.
+   */
+  async idle(): Promise<void> {
+    while (this.rendering.size > 0 || this.removing.size > 0) await Promise.allSettled([...this.rendering, ...this.removing]);
   }
 
   async close(): Promise<void> {
@@ -229,7 +243,7 @@ export class DiskRenderCache implements RenderCache {
     const started = performance.now();
     let handle: FileHandle | null = null;
     try {
-      handle = await open(entry.temp, 'wx');
+      handle = await open(entry.temp, 'wx', PRIVATE_FILE_MODE);
       entry.created = true;
       entry.wake();
       // Small chunks (a zip deflates in ~10 KB pieces) are gathered into writes of WRITE_BYTES:
@@ -295,7 +309,10 @@ export class DiskRenderCache implements RenderCache {
     if (this.bytes <= this.maxBytes) return;
     for (const entry of this.entries.values()) {
       if (this.bytes <= this.maxBytes) return;
-      if (entry.state === 'ready') this.drop(entry);
+      if (entry.state === 'ready') {
+        this.evictions++;
+        this.drop(entry);
+      }
     }
   }
 
@@ -310,7 +327,9 @@ export class DiskRenderCache implements RenderCache {
     entry.memory.clear();
     const files = [entry.temp, entry.file, ...[...entry.copies.keys()].map((coding) => entry.path(coding))];
     entry.copies.clear();
-    for (const file of files) void rm(file, { force: true }).catch(() => undefined);
+    const removal = Promise.allSettled(files.map((file) => rm(file, { force: true })));
+    this.removing.add(removal);
+    void removal.then(() => this.removing.delete(removal));
   }
 
   private async loadIntoMemory(entry: Entry, coding: Coding): Promise<void> {
@@ -349,7 +368,7 @@ export class DiskRenderCache implements RenderCache {
     const target = entry.path(coding);
     const temp = `${target}.tmp`;
     try {
-      await pipeline(createReadStream(entry.file), compressor(coding, entry.written), createWriteStream(temp), { signal: this.stopCopies.signal });
+      await pipeline(createReadStream(entry.file), createCompressor(coding), createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE }), { signal: this.stopCopies.signal });
       const { size } = await stat(temp);
       await rename(temp, target);
       if (entry.dropped || this.closed) {
@@ -365,17 +384,6 @@ export class DiskRenderCache implements RenderCache {
       if (code !== 'ENOENT' && code !== 'ABORT_ERR') this.log?.warn({ err: { type: (error as Error).name, code } }, 'precompressing an export failed');
     }
   }
-}
-
-/**
- * Levels for copies made once and served many times. gzip 9 costs ~3× level 6 for a few bytes;
- * brotli 6 gives nearly quality 9's size at a third of its time (a 14 MB CSV: q6 ≈ 1.5 s, q9 ≈ 4.7 s,
- * q11 ≈ 90 s — far too slow for a 1M-item list).
- */
-function compressor(coding: Copy, size: number) {
-  return coding === 'gzip'
-    ? createGzip({ level: 9 })
-    : createBrotliCompress({ params: { [zlib.BROTLI_PARAM_QUALITY]: 6, [zlib.BROTLI_PARAM_SIZE_HINT]: size } });
 }
 
 /** Removes cache directories left by instances that died without closing (their pid is gone). */

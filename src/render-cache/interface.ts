@@ -6,7 +6,7 @@ export type Coding = 'identity' | 'gzip' | 'br';
 
 /**
  * What the cache knows of a variant. `id` must change with anything that changes the bytes
- * (send-export.ts hashes the whole ExportVariant into it); `storeId` and `version` let the
+ * (http/export-cache.ts hashes the whole ExportVariant into it); `storeId` and `version` let the
  * cache drop a store's entries once a newer price list is published.
  */
 export interface CacheKey {
@@ -42,6 +42,8 @@ export interface RenderCacheStats {
   maxBytes: number;
   /** Bytes of small files also held in memory. */
   memoryBytes: number;
+  /** Finished entries dropped to stay under `maxBytes` since the cache opened (superseded ones not counted). */
+  evictions: number;
 }
 
 /**
@@ -50,8 +52,9 @@ export interface RenderCacheStats {
  *
  * Each instance of the service keeps its own cache. That is correct by construction: a key
  * names an immutable price list (its id and version) and a profile revision, so two instances
- * can only ever hold the same bytes under the same key, and no cross-instance agreement (or
- * invalidation message) is needed. A publication from another process is noticed through the
+ * can only ever hold the same bytes under the same key — their compressed copies too, made
+ * by the one compressor of compression.ts — and no cross-instance agreement (or invalidation
+ * message) is needed. A publication from another process is noticed through the
  * key lookup of the next request (`noteLatest`) or by the warmer.
  */
 export interface RenderCache {

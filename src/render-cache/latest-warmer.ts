@@ -16,6 +16,18 @@ export interface WarmerOptions<T extends LatestList> {
   onLatest?(list: T): void;
   onError?(error: unknown, stage: 'poll' | 'warm'): void;
   intervalMs?: number;
+  /**
+   * The warmer's timer: runs `run` after `delayMs` and returns a cancel. A timer that never keeps
+   * the process alive by default; tests pass one they fire by hand, so no test waits for a poll.
+   */
+  schedule?: (run: () => void, delayMs: number) => () => void;
+}
+
+/** setTimeout, unref'd: a pending poll never keeps the process (or a test run) alive. */
+function unrefTimer(run: () => void, delayMs: number): () => void {
+  const timer = setTimeout(run, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 /**
@@ -27,7 +39,7 @@ export interface WarmerOptions<T extends LatestList> {
  */
 export class LatestListWarmer<T extends LatestList> {
   private readonly seen = new Map<string, number>();
-  private timer: NodeJS.Timeout | null = null;
+  private cancelPoll: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private started = false;
   private stopped = false;
@@ -44,8 +56,8 @@ export class LatestListWarmer<T extends LatestList> {
   /** Stops polling for good and waits for the render in progress, if any. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancelPoll?.();
+    this.cancelPoll = null;
     await this.running;
   }
 
@@ -75,13 +87,11 @@ export class LatestListWarmer<T extends LatestList> {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    this.cancelPoll = (this.options.schedule ?? unrefTimer)(() => {
       this.running = this.poll().finally(() => {
         this.running = null;
         this.schedule(this.options.intervalMs ?? WARM_POLL_MS);
       });
     }, delayMs);
-    // A pending poll never keeps the process (or a test run) alive.
-    this.timer.unref();
   }
 }

@@ -14,8 +14,8 @@ import type { RecordReader } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn, TabularOptions } from '../model/profile.js';
 import { csvWriter, recordSpec, tsvWriter } from '../formats/delimited.js';
-import { buildMeta, collectChunks, inBatches, legacySample, plainItem, readFixture } from '../formats/test-support.js';
-import type { FormatWriter } from '../formats/types.js';
+import { buildMeta, collectChunks, inBatches, legacySample, plainItem, readFixture } from '../../test/support/format-items.js';
+import type { RecordSourceWriter } from '../model/export-writer.js';
 import type { Store } from './types.js';
 
 for (const dialect of DIALECTS) {
@@ -53,7 +53,7 @@ for (const dialect of DIALECTS) {
   const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
 
   /** The writer's output through the store's records and through its JavaScript layout. */
-  async function bothWays(writer: FormatWriter, items: readonly PriceItem[], meta: ReturnType<typeof buildMeta>, onlyAvailable = false, publishedBeforeQuoteFree = false) {
+  async function bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ReturnType<typeof buildMeta>, onlyAvailable = false, publishedBeforeQuoteFree = false) {
     const listId = await publish(items);
     if (publishedBeforeQuoteFree && dialect === 'sqlite') forgetQuoteFree(listId);
     let used = false;

@@ -8,6 +8,9 @@ import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
 import type { DeliveryRepositories } from './delivery-types.js';
 
+/** The §12–§13 seam (delivery-types.ts), named through this file like every other part of the seam. */
+export type * from './delivery-types.js';
+
 export interface StoreRecord {
   id: string;
   name: string;
@@ -127,6 +130,11 @@ export interface Store {
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
+  /** Operations (readiness, doctor): migrations not yet applied; throws when the database cannot be reached. */
+  pendingMigrations(): Promise<number>;
+  /** Operations: SQLite's journal mode (`wal` expected); PostgreSQL's pool use (metrics). */
+  journalMode?(): string;
+  poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 
   createStore(store: NewStore): Promise<StoreRecord>;

@@ -139,6 +139,25 @@ for (const dialect of DIALECTS) {
       assertProblem(await call('GET', '/admin/stores/nowhere/profiles'), 404, 'store_not_found');
     });
 
+    test('publishing answers the feed check counts as warnings, and still publishes', async () => {
+      assert.equal((await call('POST', '/admin/stores', { id: 'warned', name: 'Warned shop' }, AUTH)).status, 201);
+      const rows = [
+        { offer_id: 'W-1', name: 'W'.repeat(151), price: 96, old_price: 100, barcode: '12345678901' },
+        { offer_id: 'W-2', name: 'Fine', price: 10, url: 'https://w.example/2', picture: 'https://w.example/2.jpg' },
+      ];
+      const answer = await publishNdjson('warned', rows.map((row) => JSON.stringify(row)).join('\n'));
+      assert.equal(answer.status, 201, answer.text);
+      const warnings = answer.body.warnings as { format: string; rule: string; count: number }[];
+      const count = (format: string, rule: string) => warnings.find((w) => w.format === format && w.rule === rule)?.count;
+      assert.equal(count('yml', 'offer_name_length'), 1);
+      assert.equal(count('yml', 'barcode_digits'), 1);
+      assert.equal(count('yml', 'discount_range'), 1);
+      assert.equal(count('google', 'link_present'), 1);
+      assert.equal(count('google', 'gtin_check_digit'), 1);
+      assert.equal(count('yml', 'currency'), undefined);
+      assert.equal(answer.body.version, 1);
+    });
+
     test(`publishing ${ROWS.toLocaleString('en-US')} NDJSON rows streams over a real connection; the public app serves them`, async () => {
       await call('POST', '/admin/stores', { id: 'big', name: 'Big' });
       const key = (await issue('big')).body.value as string;
@@ -167,7 +186,7 @@ for (const dialect of DIALECTS) {
       assert.equal(response.status, 201, text);
       assert.equal(sent, ROWS);
       const published = JSON.parse(text);
-      assert.deepEqual(Object.keys(published).sort(), ['available_count', 'item_count', 'published_at', 'version']);
+      assert.deepEqual(Object.keys(published).sort(), ['available_count', 'item_count', 'published_at', 'version', 'warnings']);
       assert.equal(published.version, 1);
       assert.equal(published.item_count, ROWS);
       assert.equal(published.available_count, ROWS - Math.floor(ROWS / 3));

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
 import { buildAdminApp } from '../../src/http/admin/admin-app.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildPublicApp } from '../../src/composition.js';
 import type { PublicationDraft, Store } from '../../src/store/types.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from '../support/dialects.js';
 
@@ -23,10 +23,11 @@ export interface AdminHarness {
   close(): Promise<void>;
 }
 
-export async function startAdminHarness(dialect: Dialect): Promise<AdminHarness> {
+/** `env` adds or overrides configuration (a small MAX_LINE_BYTES, say). */
+export async function startAdminHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<AdminHarness> {
   const db = await createTestDatabase(dialect);
   const config = loadConfig({
-    DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000',
+    DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env,
   });
   const logLines: string[] = [];
   const logStream = new Writable({ write(chunk, _encoding, done) { logLines.push(chunk.toString()); done(); } });
@@ -34,7 +35,7 @@ export async function startAdminHarness(dialect: Dialect): Promise<AdminHarness>
   let aborts = 0;
   const store = countingDraftCalls(db.store, { append: () => appends++, abort: () => aborts++ });
   const admin = await buildAdminApp({ config, store, logStream });
-  const publicApp = await buildApp({ config, store: db.store, logStream });
+  const publicApp = await buildPublicApp({ config, store: db.store, logStream });
   await publicApp.ready();
   const adminUrl = await admin.listen({ port: 0, host: '127.0.0.1' });
   return {

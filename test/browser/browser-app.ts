@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
 import { setUpDemo, type DemoSetup } from '../../src/domain/demo.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildPublicApp } from '../../src/composition.js';
 import type { Store } from '../../src/store/types.js';
 import { createTestDatabase } from '../support/dialects.js';
 
@@ -57,7 +57,7 @@ export async function startDemoApp(env: Record<string, string> = {}): Promise<Ru
   const db = await createTestDatabase('sqlite');
   const demo = await setUpDemo(db.store);
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
-  const app = await buildApp({ config, store: db.store });
+  const app = await buildPublicApp({ config, store: db.store });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { issueKey, revokeKey } from '../../src/domain/keys.js';
 import { createStore } from '../../src/domain/stores.js';
 import { PUBLIC_ERROR_CODES } from '../../src/errors/codes.js';
-import { EXPORT_FORMATS } from '../../src/formats/types.js';
+import { EXPORT_FORMATS } from '../../src/formats/registry.js';
 import { CHROMIUM_PATH, haveChromium, launchChromium, offlineContext, startDemoApp, type RunningApp } from './browser-app.js';
 
 const skip = haveChromium() ? false : `${CHROMIUM_PATH} is missing: the browser tests of /docs and / are skipped (apt-get install chromium)`;
@@ -15,10 +15,11 @@ if (skip) {
   }
 }
 
-/** The public operations of CONTRACT §3 and §12, by operation id, as /docs must list them. */
+/** The public operations of CONTRACT §3, §12 and §14, by operation id, as /docs must list them. */
 const OPERATIONS: Record<string, string> = {
   getMe: '/api/me',
   getDeliveries: '/api/me/deliveries',
+  exportCheck: '/api/export/check',
   campaignDataLatestGet: '/WebApi/CampaignDataLatestGet/{api_key}',
   exportLatest: '/api/export/latest',
   summaryExportLatestGet: '/WebApi/SummaryExportLatestGet/{api_key}',
@@ -31,6 +32,8 @@ const MEDIA_TYPES: Record<string, string> = {
   json: 'application/json',
   xml: 'application/xml',
   yml: 'application/xml',
+  commerceml: 'application/xml',
+  google: 'application/xml',
 };
 
 /** CONTRACT §4: the charset follows the profile's encoding in csv/tsv; json, xml and yml are UTF-8; xlsx has none. */
@@ -146,7 +149,7 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
     });
   }
 
-  test('/docs lists the four operations, and Authorize + Execute on /api/me answers 200 with the store', () => checkDocs(root));
+  test('/docs lists the public operations, and Authorize + Execute on /api/me answers 200 with the store', () => checkDocs(root));
 
   test('/docs works under BASE_PATH: assets, spec and "try it out" under /prices', () => checkDocs(prefixed));
 
@@ -203,6 +206,19 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
     };
   }
 
+  /** The feed check block once it has answered. */
+  async function settledFeedCheck(page: Page): Promise<{ status: string; kind: string; text: string }> {
+    await page.waitForFunction(() => {
+      const status = document.getElementById('feed-check-status')!;
+      return !status.hidden && !status.textContent!.startsWith('Checking');
+    });
+    return {
+      status: await page.innerText('#feed-check-status'),
+      kind: (await page.getAttribute('#feed-check-status', 'class')) ?? '',
+      text: (await page.isVisible('#feed-check')) ? await page.innerText('#feed-check') : '',
+    };
+  }
+
   /** Every address × format × profile × filter: the exact address, 200 with the format's Content-Type when fetched, and a preview. */
   async function checkEveryCombination(page: Page, app: RunningApp): Promise<void> {
     const failures: string[] = [];
@@ -234,8 +250,13 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
               if (!/^Binary workbook, \d+ bytes/.test(preview.status)) failures.push(`${label}: preview says "${preview.status}"`);
             } else {
               const firstLine = preview.text.split('\n')[0];
-              const expected = { csv: /^(offer_id,|Артикул;)/, tsv: /^(offer_id\t|Артикул\t)/, json: /^\{/, xml: /^</, yml: /^</ }[format as 'csv'];
+              const expected = { csv: /^(offer_id,|Артикул;)/, tsv: /^(offer_id\t|Артикул\t)/, json: /^\{/, xml: /^</, yml: /^</, commerceml: /^</, google: /^</ }[format as 'csv'];
               if (!expected.test(firstLine)) failures.push(`${label}: preview starts with "${firstLine.slice(0, 80)}"`);
+            }
+            // The feed check block: the chosen format's rules, for the formats that have them.
+            if (kind !== 'summary' && ['yml', 'google', 'commerceml', 'xlsx'].includes(format)) {
+              const check = await settledFeedCheck(page);
+              if (check.kind.includes('error') || !/^(\[ok\]|\[!\]) /.test(check.text)) failures.push(`${label}: feed check says "${check.status}" / "${check.text.slice(0, 80)}"`);
             }
           }
         }

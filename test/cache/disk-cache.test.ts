@@ -77,14 +77,17 @@ describe('DiskRenderCache', () => {
       assert.ok(kept, `keep survives round ${i}`);
       await kept.handle?.close();
       assert.ok(cache.stats().bytes <= 50_000);
+      await cache.idle(); // evicted files are removed in the background
       assert.ok(dirBytes(cache.dir) <= 50_000, `round ${i}: ${dirBytes(cache.dir)} bytes on disk`);
     }
     assert.equal(await cache.open(key('k0'), 'identity'), null, 'the oldest went first');
+    // "keep" and three of the ten 12 kB entries fit in 50 kB: each later one evicted one (the metrics read this count).
+    assert.equal(cache.stats().evictions, 7);
 
     // A single render larger than the whole bound is served whole, then not kept.
     const big = await text(cache.read(key('big'), slowRender(8, 10_000, calls)));
     assert.equal(big.length, 80_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await cache.idle();
     assert.equal(await cache.open(key('big'), 'identity'), null);
     assert.ok(dirBytes(cache.dir) <= 50_000);
     await cache.close();
@@ -102,7 +105,7 @@ describe('DiskRenderCache', () => {
     await b.handle?.close();
     // A late request for the superseded list is still answered, but the result is not kept.
     assert.equal((await text(cache.read(key('a1', 'a', 1), slowRender(2, 100, calls)))).length, 200);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await cache.idle();
     assert.equal(await cache.open(key('a1', 'a', 1), 'identity'), null);
     await cache.close();
   });
@@ -168,12 +171,29 @@ describe('LatestListWarmer', () => {
   });
 
   test('a failing poll or warm is reported and polling goes on; stop waits for the warm in progress', async () => {
+    // The warmer's timer is fired by hand: each `fire()` is one poll, with no waiting on the clock.
+    const pending: { run: () => void; delayMs: number }[] = [];
+    const schedule = (run: () => void, delayMs: number) => {
+      const entry = { run, delayMs };
+      pending.push(entry);
+      return () => void pending.splice(pending.indexOf(entry) >>> 0, pending.includes(entry) ? 1 : 0);
+    };
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    const fire = async () => {
+      const next = pending.shift();
+      assert.ok(next, 'a poll is scheduled');
+      next.run();
+      await settle();
+      return next.delayMs;
+    };
     const errors: string[] = [];
     let fail = true;
     let version = 1;
     let finished = 0;
+    let releaseWarm = () => {};
     const warmer = new LatestListWarmer({
       intervalMs: 5,
+      schedule,
       listLatest: async () => {
         if (fail) {
           fail = false;
@@ -182,18 +202,24 @@ describe('LatestListWarmer', () => {
         return [{ storeId: 'a', version: version++ }];
       },
       warm: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        await new Promise<void>((resolve) => { releaseWarm = resolve; });
         finished++;
       },
       onError: (_error, stage) => errors.push(stage),
     });
     warmer.start();
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    await warmer.stop();
-    const after = finished;
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(await fire(), 0, 'the first poll comes at once');
     assert.deepEqual(errors, ['poll']);
-    assert.ok(after >= 1);
-    assert.equal(finished, after, 'nothing runs after stop');
+    assert.equal(await fire(), 5, 'polling goes on after a failed poll, every intervalMs'); // records a@1
+    await fire(); // a@2 is new: its warm starts and waits
+    let stopped = false;
+    const stopping = warmer.stop().then(() => { stopped = true; });
+    await settle();
+    assert.equal(stopped, false, 'stop waits for the warm in progress');
+    releaseWarm();
+    await stopping;
+    assert.equal(finished, 1);
+    assert.deepEqual(pending, [], 'nothing is scheduled after stop');
+    assert.deepEqual(errors, ['poll']);
   });
 });

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { putProfile } from '../../src/domain/profiles.js';
 import { FORMAT_WRITERS } from '../../src/formats/registry.js';
-import { cacheKey, renderCacheOf } from '../../src/http/send-export.js';
+import { cacheKey, renderCacheOf } from '../../src/http/export-cache.js';
 import { DIALECTS } from '../support/dialects.js';
 import { createTestApp, findKeyLeaks, get, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
 
@@ -94,7 +94,10 @@ for (const dialect of DIALECTS) {
         const response = await get(t.app, address(key, query));
         seen.set(query, { etag: String(response.headers.etag), body: response.rawPayload });
       }
-      await putProfile(t.store, 'profile-shop', { ...PROFILE, columns: [...PROFILE.columns, { value: 'yes', title: 'Export' }] }, edited.id);
+      // The edit adds columns every format shows: a constant for the tabular ones, url (Google's g:link)
+      // and quantity (CommerceML's Количество) for the feeds that carry only their target's elements.
+      const added = [{ value: 'yes', title: 'Export' }, { field: 'url', title: 'Link' }, { field: 'quantity', title: 'Qty' }];
+      await putProfile(t.store, 'profile-shop', { ...PROFILE, columns: [...PROFILE.columns, ...added] }, edited.id);
 
       const rendersBefore = cache().stats().renders;
       for (const query of editedVariants) {

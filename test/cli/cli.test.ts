@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -73,6 +73,19 @@ describe('the command line', () => {
     assert.equal(result.stdout, '3\n', result.stderr);
   });
 
+  test('publish prints the feed check counts as warnings on stderr, still publishes, and keeps stdout the version', () => {
+    const ndjson = join(dir, 'warned.ndjson');
+    writeFileSync(ndjson, `${JSON.stringify({ offer_id: 'W1', name: 'W'.repeat(151), price: 96, old_price: 100, barcode: '12345678901' })}\n`);
+    const result = cli(['publish', '--store', 'cli-shop', ndjson]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^\d+\n$/);
+    assert.match(result.stderr, /warning: yml: 1 item\(s\) break "offer name at most 150 characters" \(offer_name_length\)/);
+    assert.match(result.stderr, /warning: yml: 1 item\(s\) break "barcode of 8, 12 or 13 digits" \(barcode_digits\)/);
+    assert.match(result.stderr, /warning: yml: 1 item\(s\) break "discount \(oldprice above price\) between 5 % and 95 %"/);
+    assert.match(result.stderr, /warning: google: 1 item\(s\) break "g:gtin/);
+    assert.doesNotMatch(result.stderr, /commerceml/);
+  });
+
   test('a bad publication reports every bad row with its position, exits non-zero, and publishes nothing', () => {
     const ndjson = join(dir, 'bad.ndjson');
     writeFileSync(ndjson, '{"offer_id":"B1","name":"ok","price":1}\n{"offer_id":"B2","name":"x","price":1.505}\nnot json\n{"offer_id":"B1","name":"dup","price":1}\n');
@@ -97,7 +110,7 @@ describe('the command line', () => {
     assert.match(result.stdout, new RegExp(`^revoked ${keyId} at `));
     assert.equal(cli(['key', 'revoke', 'key_nope']).code, 1);
     const unknown = cli(['frobnicate']);
-    assert.equal(unknown.code, 1);
+    assert.equal(unknown.code, 2, 'bad usage exits 2 (README "Command line")');
     assert.match(unknown.stderr, /unknown command "frobnicate"/);
   });
 
@@ -106,6 +119,17 @@ describe('the command line', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^key_/);
     assert.equal(cli(['key', 'import', '--store', 'cli-shop', '--value', 'pex_not-legacy']).code, 1);
+  });
+
+  test('bad usage exits 2 before any database is created or migrated', () => {
+    const untouched = join(dir, 'never-created.db');
+    const url = { DATABASE_URL: `sqlite:${untouched}` };
+    for (const args of [['key', 'list'], ['key', 'list', '--store'], ['key', 'list', '--shop', 'x'], ['publish', '--store', 'x'], ['store', 'create', '--id', 'x'], ['profile', 'put', '--store', 'x', '--file', 'p.json', '--id', '0'], ['migrate', '--now'], ['demo', 'please']]) {
+      const result = cli(args, url);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /Usage: price-export/);
+      assert.equal(existsSync(untouched), false, `${args.join(' ')} created the database`);
+    }
   });
 
   test('bad configuration stops with a message naming each bad variable', () => {

@@ -57,7 +57,7 @@ for (const dialect of DIALECTS) {
     after(async () => t?.close());
 
     test('records each export by user agent, never a key, and pages newest first', async () => {
-      t = await createTestApp(dialect, {}, { clock: () => new Date(clockMs) });
+      t = await createTestApp(dialect, {}, { now: () => clockMs });
       const key = await storeWithKey(t.store, 'ledger-shop');
       const revoked = await storeWithKey(t.store, 'ledger-other');
       await publishJson(t.store, 'ledger-shop', items(3));

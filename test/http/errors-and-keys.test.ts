@@ -3,25 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { importKey, revokeKey } from '../../src/domain/keys.js';
 import { putProfile } from '../../src/domain/profiles.js';
 import { DIALECTS } from '../support/dialects.js';
+import { assertProblem } from '../support/problem.js';
 import { createTestApp, findKeyLeaks, get, newKey, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
 
 const ITEMS_A = [{ offer_id: 'A1', name: 'Alpha', price: 10 }, { offer_id: 'A2', name: 'Beta', price: '20.5', quantity: 0 }];
 const ITEMS_B = [{ offer_id: 'SECRET-B', name: 'Bravo only', price: 99 }];
 const PROFILE = { name: 'short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] };
-
-function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
-  assert.equal(response.statusCode, status, response.body);
-  assert.equal(response.headers['content-type'], 'application/problem+json');
-  const body = JSON.parse(response.body);
-  assert.equal(body.status, status);
-  assert.equal(body.code, code);
-  assert.equal(typeof body.title, 'string');
-  assert.equal(typeof body.detail, 'string');
-  assert.equal(typeof body.type, 'string');
-  if (status === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey');
-  assert.equal(response.headers['x-content-type-options'], 'nosniff');
-  return body;
-}
 
 for (const dialect of DIALECTS) {
   describe(`errors, keys and isolation (${dialect})`, () => {
@@ -60,6 +47,7 @@ for (const dialect of DIALECTS) {
       assertProblem(await get(t.app, '/WebApi/CampaignDataLatestGet/'), 401, 'missing_key');
       assertProblem(await get(t.app, '/api/export/latest'), 401, 'missing_key');
       assertProblem(await get(t.app, '/api/export/latest?key='), 401, 'missing_key');
+      assertProblem(await get(t.app, '/api/export/check?format=yml'), 401, 'missing_key');
     });
 
     test('401 invalid_key: malformed, wrong checksum, unknown', async () => {
@@ -67,6 +55,7 @@ for (const dialect of DIALECTS) {
       for (const key of ['pex_short', wrongChecksum, 'unknown-legacy-key', 'has space']) {
         assertProblem(await get(t.app, `/api/me`, { 'x-api-key': key }), 401, 'invalid_key');
         assertProblem(await get(t.app, `/api/export/latest?key=${encodeURIComponent(key)}`), 401, 'invalid_key');
+        assertProblem(await get(t.app, `/api/export/check?format=yml&key=${encodeURIComponent(key)}`), 401, 'invalid_key');
       }
     });
 
@@ -95,7 +84,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('405 method_not_allowed with Allow, before the key is checked', async () => {
-      for (const url of [`/api/me`, `/api/export/latest?key=${keyA}`, `/WebApi/CampaignDataLatestGet/${keyA}`]) {
+      for (const url of [`/api/me`, `/api/export/latest?key=${keyA}`, `/WebApi/CampaignDataLatestGet/${keyA}`, `/api/export/check?key=${keyA}&format=yml`]) {
         const response = await get(t.app, url, {}, 'POST');
         assertProblem(response, 405, 'method_not_allowed');
         assert.equal(response.headers.allow, 'GET, HEAD');
@@ -131,7 +120,7 @@ for (const dialect of DIALECTS) {
       assert.equal(me.price_list.available_count, 1);
       assert.ok(keyA.startsWith(me.key.prefix));
       assert.ok(me.key.last_used_at);
-      assert.deepEqual(me.formats, ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml']);
+      assert.deepEqual(me.formats, ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml', 'commerceml', 'google']);
       assert.match(me.exports.campaign_data, /\/WebApi\/CampaignDataLatestGet\/\{api_key\}$/);
       assert.match(me.exports.export_latest, /\/api\/export\/latest\?key=\{api_key\}$/);
       assert.ok(!response.body.includes(keyA));

@@ -17,12 +17,13 @@ describe('/openapi.json describes the four addresses', () => {
     const doc = JSON.parse(response.body);
     assert.deepEqual(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
     const paths = Object.keys(doc.paths).sort();
-    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/latest', '/api/me', '/api/me/deliveries']);
-    for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest']) {
+    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/check', '/api/export/latest', '/api/me', '/api/me/deliveries']);
+    for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest', '/api/export/check']) {
       const op = doc.paths[path].get;
       const names = op.parameters.map((p: { name: string }) => p.name);
       for (const name of ['format', 'only_available', 'profile_id']) assert.ok(names.includes(name), `${path} ${name}`);
-      for (const status of ['200', '304', '400', '401', '404', '405', '429', '500', '503']) assert.ok(op.responses[status], `${path} ${status}`);
+      const statuses = path === '/api/export/check' ? ['200', '400', '401', '404', '405', '429', '500', '503'] : ['200', '304', '400', '401', '404', '405', '429', '500', '503'];
+      for (const status of statuses) assert.ok(op.responses[status], `${path} ${status}`);
       assert.ok(op.responses['401'].content['application/problem+json']);
     }
     assert.deepEqual(doc.paths['/api/me'].get.security, [{ ApiKey: [] }]);

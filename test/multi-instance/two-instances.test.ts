@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createEmptyDatabase, freePort, runCli, startServer, type ServerProcess } from './processes.js';
 
 /**
@@ -24,6 +26,7 @@ const RATE_LIMIT = 40;
 const RUN = randomBytes(4).toString('hex');
 const SHOP = `multi-${RUN}`;
 const LIMITED = `limited-${RUN}`;
+const BYTES = `bytes-${RUN}`;
 
 describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
   let db: Awaited<ReturnType<typeof createEmptyDatabase>>;
@@ -140,6 +143,37 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
     }
   });
 
+  test('one strong ETag names the same bytes on both instances, first (streamed) answer and cached alike', async () => {
+    await admin('POST', '/admin/stores', { id: BYTES, name: 'One ETag, one byte sequence' });
+    const key = await issueKey(BYTES);
+    const lines = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ offer_id: `B-${i}`, name: `Item ${i} of a list for the compressors`, price: (100 + i * 0.37).toFixed(2), quantity: i % 4, category: `Group ${i % 7}` }),
+    );
+    await admin('POST', `/admin/stores/${BYTES}/price-lists`, lines.join('\n') + '\n', 'application/x-ndjson');
+    for (const coding of ['gzip', 'br'] as const) {
+      for (const format of ['csv', 'xlsx', 'yml']) {
+        // only_available: not the legacy CSV the warmers pre-render, so both first answers stream a render.
+        const path = `/api/export/latest?key=${key.value}&format=${format}&only_available=true`;
+        const fromA = await rawGet(`${a.base}${path}`, coding);
+        const fromB = await rawGet(`${b.base}${path}`, coding);
+        assert.equal(fromA.headers['content-length'], undefined, `${format}/${coding}: A's first answer streams`);
+        assert.equal(fromB.headers['content-length'], undefined, `${format}/${coding}: B's first answer streams`);
+        assert.equal(fromB.headers.etag, fromA.headers.etag, `${format}/${coding}`);
+        assert.deepEqual(fromB.body, fromA.body, `${format}/${coding}: the same bytes under one ETag on both instances`);
+        let cached = fromA;
+        for (let tries = 0; cached.headers['content-length'] === undefined; tries++) {
+          assert.ok(tries < 200, `${format}/${coding}: A's compressed copy`);
+          await sleep(50);
+          cached = await rawGet(`${a.base}${path}`, coding);
+        }
+        assert.equal(cached.headers.etag, fromA.headers.etag);
+        assert.deepEqual(cached.body, fromA.body, `${format}/${coding}: the cached copy is the streamed bytes`);
+        const identity = await rawGet(`${a.base}${path}`, 'identity');
+        assert.deepEqual((coding === 'gzip' ? gunzipSync : brotliDecompressSync)(cached.body), identity.body);
+      }
+    }
+  });
+
   test(`the store quota (${RATE_LIMIT}/min) is counted across both instances`, async () => {
     const key = await issueKey(LIMITED);
     await awayFromWindowEdge();
@@ -170,4 +204,19 @@ describe('two instances on one PostgreSQL and one Redis', { skip }, () => {
 async function awayFromWindowEdge(): Promise<void> {
   const intoWindow = Date.now() % 60_000;
   if (intoWindow > 45_000) await sleep(60_000 - intoWindow + 200);
+}
+
+/** The response's bytes as sent (fetch would decode the content coding). */
+function rawGet(url: string, coding: 'gzip' | 'br' | 'identity'): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers: coding === 'identity' ? {} : { 'accept-encoding': coding } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        assert.equal(response.statusCode, 200, url.replace(/key=[^&]+/, 'key=…'));
+        resolve({ headers: response.headers, body: Buffer.concat(chunks) });
+      });
+      response.on('error', reject);
+    }).on('error', reject);
+  });
 }

@@ -5,6 +5,7 @@
 import type { ExportColumn } from '../../model/columns.js';
 import { formatMoney, type Cents } from '../../model/money.js';
 import type { PriceItem } from '../../model/price-item.js';
+import { escapeFormula } from '../formula-escape.js';
 import type { SheetRows } from './sheet-xml.js';
 import { Style, type StyleId } from './styles.js';
 
@@ -12,9 +13,9 @@ import { Style, type StyleId } from './styles.js';
  * Writes one column's value of `item`. Money is a number in major units with the `0.00`
  * format; integers are numbers; booleans are TRUE/FALSE cells (not 1/0: they filter and read
  * back as booleans — openpyxl `True`, exceljs `true`); text is an inline string; absent is an
- * empty cell.
+ * empty cell. `escapeFormulas` (a profile's option) prefixes formula-like text with `'`.
  */
-export function writeColumnCell(rows: SheetRows, column: ExportColumn, item: PriceItem): void {
+export function writeColumnCell(rows: SheetRows, column: ExportColumn, item: PriceItem, escapeFormulas = false): void {
   const value = column.get(item);
   if (value === null || value === undefined) {
     rows.skip();
@@ -24,7 +25,7 @@ export function writeColumnCell(rows: SheetRows, column: ExportColumn, item: Pri
   } else if (typeof value === 'boolean') {
     rows.boolean(value);
   } else {
-    rows.text(value);
+    rows.text(escapeFormulas ? escapeFormula(value) : value);
   }
 }
 

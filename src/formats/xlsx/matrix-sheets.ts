@@ -3,7 +3,7 @@
  * list once more when the archive reaches it, so no sheet holds the products.
  */
 import type { ExportColumn } from '../../model/columns.js';
-import { compareToOurs, distinctCompetitors, priceDifference, productFigures, type Comparison } from '../../domain/matrix.js';
+import { compareToOurs, distinctCompetitors, priceDifference, productFigures, type Comparison } from '../matrix-figures.js';
 import type { Competitor, PriceItem } from '../../model/price-item.js';
 import { columnWidth, writeColumnCell, writeHeaderRow, writeMoneyCell } from './export-cells.js';
 import { MAX_COLUMNS, type CapturedCells, type SheetRows } from './sheet-xml.js';

@@ -7,9 +7,9 @@
  * competitors, never with the number of products.
  */
 import { profileColumns, type ExportColumn } from '../../model/columns.js';
-import { MatrixSummaryBuilder, type MatrixSummary } from '../../domain/matrix.js';
+import { MatrixSummaryBuilder, type MatrixSummary } from '../matrix-figures.js';
 import type { PriceItem } from '../../model/price-item.js';
-import type { ExportMeta } from '../types.js';
+import type { ExportMeta, ExportWriter } from '../../model/export-writer.js';
 import { writeHeaderRow } from './export-cells.js';
 import { matrixSheets, NO_COMPETITORS_NOTE, offersSheets, type MatrixLayout } from './matrix-sheets.js';
 import { XLSX_CONTENT_TYPE } from './prices-writer.js';
@@ -18,7 +18,6 @@ import { Style } from './styles.js';
 import { renderWorkbook, type SheetSpec } from './workbook.js';
 
 export const SUMMARY_CONTENT_TYPE = XLSX_CONTENT_TYPE;
-export const SUMMARY_EXTENSION = 'xlsx';
 
 export const SUMMARY_TITLES = ['competitor', 'products_priced', 'cheaper', 'equal', 'dearer', 'price_index'] as const;
 
@@ -111,3 +110,14 @@ export async function* renderSummaryMatrix(
     modified: meta.priceList.publishedAt,
   });
 }
+
+/** The summary workbook as the export path sees it (address 3): the items it is given are read once per pass. */
+export const summaryWriter: ExportWriter = {
+  format: 'xlsx',
+  extension: 'xlsx',
+  fileSuffix: '-summary',
+  // Competitors and the product columns beyond the legacy ones: every field.
+  needs: { fields: 'all', categories: false },
+  contentType: () => SUMMARY_CONTENT_TYPE,
+  render: (items, meta) => renderSummaryMatrix(() => items, meta),
+};

@@ -55,6 +55,9 @@ const ProfileBody = Type.Object({
   header: Type.Optional(Type.Boolean()),
   bom: Type.Optional(Type.Boolean()),
   encoding: Type.Optional(Type.String()),
+  escape_formulas: Type.Optional(Type.Boolean()),
+  price_type_id: Type.Optional(Type.String()),
+  price_type_name: Type.Optional(Type.String()),
 });
 
 export const createProfileSchema = { params: StoreIdParams, body: ProfileBody };

@@ -1,4 +1,4 @@
-import type { Profile } from '../../model/profile.js';
+import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, type Profile } from '../../model/profile.js';
 import type { ApiKeyRecord, PriceListRecord, StoreRecord } from '../../store/types.js';
 
 /** What the admin API shows of each record: dates as RFC 3339 text, never a key's value or hash. */
@@ -22,4 +22,5 @@ export const profileView = (p: Profile) => ({
   id: p.id, store_id: p.store_id, revision: p.revision, updated_at: iso(p.updated_at),
   name: p.name, columns: p.columns, delimiter: p.delimiter, decimal_separator: p.decimal_separator,
   header: p.header, bom: p.bom, encoding: p.encoding,
+  escape_formulas: p.escape_formulas ?? false, price_type_id: p.price_type_id ?? DEFAULT_PRICE_TYPE_ID, price_type_name: p.price_type_name ?? DEFAULT_PRICE_TYPE_NAME,
 });

@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../../config/config.js';
 import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/codes.js';
 import { ProblemSchema } from '../schemas/problem.js';
+import { FeedCheckSchema } from '../schemas/feed-check.js';
 import { MeSchema } from '../schemas/me.js';
 import { ConsumerSchema, DeliveriesSchema } from '../schemas/deliveries.js';
 
@@ -109,6 +110,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Readonly<Con
   app.addSchema(ProblemSchema);
   app.addSchema(ConsumerSchema);
   app.addSchema(MeSchema);
+  app.addSchema(FeedCheckSchema);
   app.addSchema(DeliveriesSchema);
   await app.register(swagger, {
     openapi: {

@@ -1,18 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
-import { EXPORT_FORMATS } from '../../formats/types.js';
 import type { Store } from '../../store/types.js';
-import { publicRoute } from '../public-route.js';
+import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
-import { firstString } from './exports.js';
 
 /** Address 1 of CONTRACT §3. */
-export function registerMeRoute(app: FastifyInstance, store: Store, gate: RequestGate, publicBase: (host: string | undefined, protocol: string) => string): void {
+export function registerMeRoute(
+  app: FastifyInstance,
+  store: Store,
+  gate: RequestGate,
+  publicBase: (host: string | undefined, protocol: string) => string,
+  formats: readonly string[],
+): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const presented = firstString(request.headers['x-api-key']);
     const lookup = await gate.admit(request, () => authenticate(store, presented));
-    const [profiles, consumers] = await Promise.all([store.listProfiles(lookup.store.id), app.deliveries.consumers(lookup)]);
+    const [profiles, consumers] = await Promise.all([store.listProfiles(lookup.store.id), app.deliveries.consumers(lookup.store.id, lookup.latest)]);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
     reply.header('Cache-Control', 'no-store');
@@ -32,7 +36,7 @@ export function registerMeRoute(app: FastifyInstance, store: Store, gate: Reques
         available_count: list.available_count,
       },
       profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
-      formats: [...EXPORT_FORMATS],
+      formats: [...formats],
       consumers: consumers.map(({ failing: _failing, ...c }) => ({ ...c, last_fetch_at: c.last_fetch_at.toISOString() })),
       exports: {
         campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,

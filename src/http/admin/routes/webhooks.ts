@@ -3,8 +3,6 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config/config.js';
 import { addWebhook, listWebhooks, removeWebhook } from '../../../domain/webhooks.js';
-import type { WebhookRecord } from '../../../store/delivery-types.js';
-import type { Store } from '../../../store/types.js';
 
 const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 
@@ -16,13 +14,15 @@ const storeParams = { params: Type.Object({ id: Text(64) }) };
 const webhookParams = { params: Type.Object({ id: Text(64) }) };
 
 /** What the admin API shows of a webhook: never its secret (that is in the answer to `add` alone). */
+type WebhookRecord = Awaited<ReturnType<typeof listWebhooks>>[number];
+
 const webhookView = (h: WebhookRecord) => ({
   id: h.id, store_id: h.store_id, url: h.url, events: h.events, created_at: h.created_at.toISOString(),
   failing: h.failing_since !== null, failing_since: h.failing_since?.toISOString() ?? null, last_error: h.last_error,
 });
 
 /** Webhooks (CONTRACT §13): add (the secret is shown in this one answer), list, remove. */
-export function registerWebhookRoutes(parent: FastifyInstance, store: Store, config: Readonly<Config>): void {
+export function registerWebhookRoutes(parent: FastifyInstance, store: Parameters<typeof addWebhook>[0], config: Readonly<Config>): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const policy = { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate };
 

@@ -7,7 +7,7 @@ import {
   percentOf,
   priceDifference,
   productFigures,
-} from './matrix.js';
+} from './matrix-figures.js';
 import type { Competitor, PriceItem } from '../model/price-item.js';
 
 const offer = (name: string, price: number, available: boolean | null = null): Competitor => ({ name, price, url: null, available });

@@ -3,15 +3,15 @@
  * (the real one lives with publishing), an ExportMeta builder, and byte collection.
  */
 import { readFileSync } from 'node:fs';
-import { LEGACY_COLUMNS, type ExportColumn } from '../model/columns.js';
-import { parseMoney, type Cents } from '../model/money.js';
-import type { PriceItem } from '../model/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
-import type { ExportCategory, ExportMeta, FormatWriter } from './types.js';
+import { LEGACY_COLUMNS, type ExportColumn } from '../../src/model/columns.js';
+import { parseMoney, type Cents } from '../../src/model/money.js';
+import type { PriceItem } from '../../src/model/price-item.js';
+import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type PriceType, type TabularOptions } from '../../src/model/profile.js';
+import type { ExportCategory, ExportMeta, ExportWriter } from '../../src/model/export-writer.js';
 
 type RawItem = Record<string, unknown>;
 
-export const fixturePath = (name: string): URL => new URL(`../../test/fixtures/${name}`, import.meta.url);
+export const fixturePath = (name: string): URL => new URL(`../fixtures/${name}`, import.meta.url);
 export const readFixture = (name: string): Buffer => readFileSync(fixturePath(name));
 
 function money(value: unknown, field: string): Cents {
@@ -99,6 +99,7 @@ export interface MetaOptions {
   tabular?: Partial<TabularOptions>;
   version?: number;
   publishedAt?: Date;
+  priceType?: PriceType;
 }
 
 export const PUBLISHED_AT = new Date('2026-11-22T07:00:00Z');
@@ -118,6 +119,7 @@ export function buildMeta(items: readonly PriceItem[], options: MetaOptions = {}
     legacy: options.columns === undefined,
     tabular: { ...DEFAULT_TABULAR_OPTIONS, ...options.tabular },
     categories: categoriesOf(items),
+    priceType: options.priceType ?? { id: DEFAULT_PRICE_TYPE_ID, name: DEFAULT_PRICE_TYPE_NAME },
   };
 }
 
@@ -133,7 +135,7 @@ export async function collectChunks(stream: AsyncIterable<Uint8Array>): Promise<
 }
 
 /** The writer's whole output for these items. */
-export async function renderToBuffer(writer: FormatWriter, items: readonly PriceItem[], meta = buildMeta(items)): Promise<Buffer> {
+export async function renderToBuffer(writer: ExportWriter, items: readonly PriceItem[], meta = buildMeta(items)): Promise<Buffer> {
   return Buffer.concat(await collectChunks(writer.render(inBatches(items), meta)));
 }
 

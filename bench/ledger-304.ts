@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openStore } from '../src/store/factory.js';
+import { openDatabase } from '../src/store/factory.js';
 import { benchStore } from './bench-data.js';
 import { download } from './http-client.js';
 import { cpuSeconds, startServer, type ServerProcess } from './server-process.js';
@@ -33,7 +33,7 @@ const dir = mkdtempSync(join(tmpdir(), 'price-export-ledger-bench-'));
 const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
 const servers: ServerProcess[] = [];
 try {
-  const store = await openStore(databaseUrl);
+  const store = await openDatabase(databaseUrl);
   await store.migrate();
   const key = await benchStore(store, 'bench-ledger', 1_000);
   await store.close();
@@ -78,7 +78,7 @@ try {
 
   // The ledger did record: every 304 of the "on" server is in it (a second for the last batch).
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  const check = await openStore(databaseUrl);
+  const check = await openDatabase(databaseUrl);
   const recorded = (await check.deliveries.ledger.page('bench-ledger', 1, null)).length;
   await check.close();
   console.log(`ledger rows written by the "on" server: ${recorded > 0 ? 'yes' : 'NONE (the ledger did not record)'}`);

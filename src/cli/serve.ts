@@ -4,30 +4,30 @@ import { buildPublicApp } from '../composition.js';
 import { installGracefulShutdown } from '../http/graceful-shutdown.js';
 import { listenForMetrics } from '../http/operations/metrics-endpoint.js';
 import { noopMetrics } from '../metrics/interface.js';
-import { openStore } from '../store/factory.js';
+import { openDatabase } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
 import { startDeliveryWorker } from '../domain/delivery-worker.js';
 
 /** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   const config = loadConfig();
-  const store = await openStore(config.databaseUrl);
-  await store.migrate();
+  const db = await openDatabase(config.databaseUrl);
+  await db.migrate();
 
   let demo: Awaited<ReturnType<typeof setUpDemo>> | null = null;
-  if (options.seedDemo && !config.production && (await store.listStores()).length === 0) demo = await setUpDemo(store);
+  if (options.seedDemo && !config.production && (await db.stores.list()).length === 0) demo = await setUpDemo(db);
 
   const counter = await openCounter(config.redisUrl);
   // Metrics are kept only where someone can scrape them: the admin API or METRICS_PORT.
   const scraped = config.metrics && (config.adminToken !== null || config.metricsPort !== null);
   const metrics = scraped ? new (await import('../metrics/prometheus.js')).PrometheusMetrics() : noopMetrics;
-  const app = await buildPublicApp({ config, store, counter, metrics });
+  const app = await buildPublicApp({ config, db, counter, metrics });
   await app.listen({ port: config.port, host: config.host });
 
   let admin = null;
   if (config.adminToken !== null) {
     const { buildAdminApp } = await import('../http/admin/admin-app.js');
-    admin = await buildAdminApp({ config, store, metrics });
+    admin = await buildAdminApp({ config, db, metrics });
     await admin.listen({ port: config.adminPort, host: config.adminHost });
   }
   const metricsServer = scraped && config.metricsPort !== null ? await listenForMetrics(metrics, config.metricsPort) : null;
@@ -46,9 +46,9 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   }
 
   // Webhooks go out from every instance (CONTRACT §13); errors are logged by name only (a driver's message may quote an address).
-  const worker = startDeliveryWorker(store, config, (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'webhook delivery failed'));
+  const worker = startDeliveryWorker(db, config, (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'webhook delivery failed'));
   installGracefulShutdown({
     servers: admin ? [app, admin] : [app],
-    release: [() => worker.stop(), async () => void metricsServer?.close(), () => counter.close(), () => store.close()],
+    release: [() => worker.stop(), async () => void metricsServer?.close(), () => counter.close(), () => db.close()],
   });
 }

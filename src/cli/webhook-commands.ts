@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { addWebhook, listWebhooks, removeWebhook } from '../domain/webhooks.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../store/types.js';
 
 type Spec = Record<string, { type: 'string' | 'boolean' }>;
 
@@ -8,7 +8,7 @@ type Spec = Record<string, { type: 'string' | 'boolean' }>;
 export interface CommandKit {
   options<T extends Spec>(args: string[], spec: T, positionals?: number): { values: { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean }; positionals: string[] };
   required<T>(value: T | undefined, name: string): T;
-  withStore<T>(run: (store: Store) => Promise<T>): Promise<T>;
+  withStore<T>(run: (db: Database) => Promise<T>): Promise<T>;
   line(text: string): void;
 }
 
@@ -20,8 +20,8 @@ export async function runWebhookCommand(sub: string, rest: string[], kit: Comman
     const storeId = required(values.store, 'store');
     const url = required(values.url, 'url');
     const config = loadConfig();
-    const added = await withStore((store) =>
-      addWebhook(store, { storeId, url, events: values.events?.split(',') }, { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }),
+    const added = await withStore((db) =>
+      addWebhook(db, { storeId, url, events: values.events?.split(',') }, { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }),
     );
     // The secret is printed this once; receivers verify signatures with it.
     line(`id ${added.record.id}`);
@@ -31,7 +31,7 @@ export async function runWebhookCommand(sub: string, rest: string[], kit: Comman
   }
   if (sub === 'list') {
     const { values } = options(rest, { store: { type: 'string' }, json: { type: 'boolean' } });
-    const hooks = await withStore((store) => listWebhooks(store, required(values.store, 'store')));
+    const hooks = await withStore((db) => listWebhooks(db, required(values.store, 'store')));
     if (values.json) {
       line(JSON.stringify(hooks, null, 2));
       return 0;
@@ -44,7 +44,7 @@ export async function runWebhookCommand(sub: string, rest: string[], kit: Comman
   }
   const { positionals } = options(rest, {}, 1);
   const id = required(positionals[0], 'WEBHOOK_ID (the first argument)');
-  await withStore((store) => removeWebhook(store, id));
+  await withStore((db) => removeWebhook(db, id));
   line(`removed ${id}`);
   return 0;
 }

@@ -1,5 +1,5 @@
 import { consumerEvent } from '../model/webhook-events.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../store/types.js';
 import { listConsumers, type ConsumerWindow } from './consumers.js';
 
 /**
@@ -8,13 +8,13 @@ import { listConsumers, type ConsumerWindow } from './consumers.js';
  * on inserts the event in the same transaction (sql/outbox.ts), and flips back when the
  * consumer catches up or succeeds again. Runs on every instance; the flip decides who fires.
  */
-export async function checkConsumerAlerts(store: Store, window: ConsumerWindow): Promise<number> {
-  const { webhooks, alerts } = store.deliveries;
+export async function checkConsumerAlerts(db: Database, window: ConsumerWindow): Promise<number> {
+  const { webhooks, alerts } = db.deliveries;
   let fired = 0;
   for (const storeId of await webhooks.storesListening(['consumer.behind', 'consumer.failing'])) {
-    const latest = await store.getLatestPriceList(storeId);
+    const latest = await db.priceLists.latest(storeId);
     const known = new Map((await alerts.list(storeId)).map((a) => [`${a.client_class}\n${a.client_address}`, a]));
-    for (const consumer of await listConsumers(store.deliveries, storeId, latest, window)) {
+    for (const consumer of await listConsumers(db.deliveries, storeId, latest, window)) {
       const was = known.get(`${consumer.client_class}\n${consumer.client_address}`);
       const at = window.now();
       if (consumer.behind !== (was?.behind_version != null)) {

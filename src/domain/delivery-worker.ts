@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../store/types.js';
 import { checkConsumerAlerts } from './consumer-alerts.js';
 import type { Clock } from './ledger.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -17,12 +17,12 @@ export interface DeliveryWorker {
  * the consumer alert check (every minute). Every instance runs one; the outbox's leases and
  * the alerts' flips make each event sent, and each episode fired, once.
  */
-export function startDeliveryWorker(store: Store, config: Readonly<Config>, onError: (error: unknown, stage: string) => void, now: Clock = () => new Date()): DeliveryWorker {
-  const sender = new WebhookSender(store.deliveries.outbox, { allowPrivate: config.webhookAllowPrivate, now, onError: (error) => onError(error, 'webhook sender') });
+export function startDeliveryWorker(db: Database, config: Readonly<Config>, onError: (error: unknown, stage: string) => void, now: Clock = () => new Date()): DeliveryWorker {
+  const sender = new WebhookSender(db.deliveries.outbox, { allowPrivate: config.webhookAllowPrivate, now, onError: (error) => onError(error, 'webhook sender') });
   sender.start();
   let checking: Promise<unknown> | null = null;
   const alerts = config.ledgerDays === 0 ? null : setInterval(() => {
-    checking ??= checkConsumerAlerts(store, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now })
+    checking ??= checkConsumerAlerts(db, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now })
       .catch((error) => onError(error, 'consumer alerts'))
       .finally(() => { checking = null; });
   }, ALERT_CHECK_MS);

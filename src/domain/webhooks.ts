@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../model/webhook-events.js';
-import type { WebhookRecord } from '../store/types.js';
-import type { Store } from '../store/types.js';
+import type { Database, WebhookRecord } from '../store/types.js';
 import { resolvedTargetProblem, type TargetPolicy } from './webhook-target.js';
 import { newWebhookSecret } from './webhook-signature.js';
 
@@ -29,23 +28,23 @@ export function parseEvents(names: readonly string[] | undefined): WebhookEvent[
 }
 
 /** Adds a webhook (CONTRACT §13) after the target check; the secret is returned once and never listed. */
-export async function addWebhook(store: Store, input: NewWebhookInput, policy: TargetPolicy, now: Date = new Date()): Promise<AddedWebhook> {
+export async function addWebhook(db: Database, input: NewWebhookInput, policy: TargetPolicy, now: Date = new Date()): Promise<AddedWebhook> {
   const events = parseEvents(input.events);
   const problem = await resolvedTargetProblem(input.url, policy);
   if (problem) throw new AppError('invalid_input', problem);
-  if (!(await store.getStore(input.storeId))) throw new AppError('store_not_found', `no store with id "${input.storeId}"`);
+  if (!(await db.stores.get(input.storeId))) throw new AppError('store_not_found', `no store with id "${input.storeId}"`);
   const secret = newWebhookSecret();
-  const record = await store.deliveries.webhooks.create({
+  const record = await db.deliveries.webhooks.create({
     id: `wh_${randomBytes(9).toString('base64url')}`, store_id: input.storeId, url: input.url, events, secret, created_at: now,
   });
   return { record, secret };
 }
 
-export async function listWebhooks(store: Store, storeId: string): Promise<WebhookRecord[]> {
-  if (!(await store.getStore(storeId))) throw new AppError('store_not_found', `no store with id "${storeId}"`);
-  return store.deliveries.webhooks.list(storeId);
+export async function listWebhooks(db: Database, storeId: string): Promise<WebhookRecord[]> {
+  if (!(await db.stores.get(storeId))) throw new AppError('store_not_found', `no store with id "${storeId}"`);
+  return db.deliveries.webhooks.list(storeId);
 }
 
-export async function removeWebhook(store: Store, id: string): Promise<void> {
-  if (!(await store.deliveries.webhooks.remove(id))) throw new AppError('webhook_not_found', `no webhook with id "${id}"`);
+export async function removeWebhook(db: Database, id: string): Promise<void> {
+  if (!(await db.deliveries.webhooks.remove(id))) throw new AppError('webhook_not_found', `no webhook with id "${id}"`);
 }

@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import type { Config } from '../config/config.js';
 import type { ExportService } from '../domain/exports.js';
 import { noopMetrics, type Metrics } from '../metrics/interface.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../domain/records.js';
 import type { Clock, RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
 import { renderCacheOf } from './export-cache.js';
@@ -45,7 +45,7 @@ export function publicBaseOf(config: Readonly<Config>): (host: string | undefine
 
 export interface AppDependencies {
   config: Readonly<Config>;
-  store: Store;
+  db: Database;
   /** The export use case, composed with the format writers (src/composition.ts). */
   exports: ExportService;
   /** Shared counters (Redis) when several instances run; in-memory otherwise. */
@@ -103,7 +103,7 @@ export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.Writable
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const { config, store } = deps;
+  const { config, db } = deps;
   const metrics = deps.metrics ?? noopMetrics;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
@@ -145,7 +145,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerRequestLog(app, 'request', metrics);
 
   registerSecurityHeaders(app);
-  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => store.ping(), frameworkError: publicFrameworkError });
+  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => db.ping(), frameworkError: publicFrameworkError });
 
   const gate = new RequestGate(deps.counter ?? new MemoryCounter(deps.now), {
     perStorePerMin: config.rateLimitPerMin,
@@ -154,8 +154,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Opened here, under CACHE_DIR, before the routes ask for it (export-cache.ts keeps one per server).
   const cache = renderCacheOf(app, config.cacheDir ?? undefined);
   metrics.watchRenderCache(() => cache.stats());
-  metrics.watchDatabasePool(() => store.poolUse?.());
-  registerHealthRoutes(app, store, config.basePath);
+  metrics.watchDatabasePool(() => db.poolUse?.());
+  registerHealthRoutes(app, db, config.basePath);
   const publicBase = publicBaseOf(config);
   if (config.production && config.publicUrl === null && config.allowedHosts === null) {
     app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');
@@ -164,12 +164,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const now = deps.now ?? Date.now;
   const clock = () => new Date(now());
   // LEDGER_DAYS=0: no ledger at all (nothing recorded, no consumers).
-  const ledger = config.ledgerDays === 0 ? null : new DeliveryLedger(store.deliveries.ledger, {
+  const ledger = config.ledgerDays === 0 ? null : new DeliveryLedger(db.deliveries.ledger, {
     retentionDays: config.ledgerDays,
     now: clock,
     onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'delivery ledger write failed'),
   });
-  app.decorate('deliveries', new DeliveryService(store.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
+  app.decorate('deliveries', new DeliveryService(db.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
   if (ledger) {
     app.addHook('onReady', async () => ledger.start());
     app.addHook('onClose', async () => ledger.stop());
@@ -180,15 +180,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       // Public schemas document; parameters are checked by hand after the key (see export-params.ts).
       scope.setValidatorCompiler(() => () => true);
       await registerOpenApi(scope, config);
-      registerMeRoute(scope, store, gate, publicBase, deps.exports.formats);
-      registerDeliveriesRoute(scope, store, gate);
+      registerMeRoute(scope, db, gate, publicBase, deps.exports.formats);
+      registerDeliveriesRoute(scope, db, gate);
       registerBuilderRoute(scope, config);
       const delivery = { exports: deps.exports, cache: renderCacheOf(scope) };
-      registerExportRoutes(scope, store, gate, delivery);
-      registerSummaryRoute(scope, store, gate, delivery);
-      registerFeedCheckRoute(scope, store, gate);
+      registerExportRoutes(scope, db, gate, delivery);
+      registerSummaryRoute(scope, db, gate, delivery);
+      registerFeedCheckRoute(scope, db, gate);
       registerExportWarming(scope, delivery);
-      scope.addHook('onReady', async () => deps.exports.start());
     },
     { prefix: config.basePath },
   );

@@ -58,10 +58,10 @@ for (const dialect of DIALECTS) {
 
     test('records each export by user agent, never a key, and pages newest first', async () => {
       t = await createTestApp(dialect, {}, { now: () => clockMs });
-      const key = await storeWithKey(t.store, 'ledger-shop');
-      const revoked = await storeWithKey(t.store, 'ledger-other');
-      await publishJson(t.store, 'ledger-shop', items(3));
-      await publishJson(t.store, 'ledger-other', items(3));
+      const key = await storeWithKey(t.db, 'ledger-shop');
+      const revoked = await storeWithKey(t.db, 'ledger-other');
+      await publishJson(t.db, 'ledger-shop', items(3));
+      await publishJson(t.db, 'ledger-other', items(3));
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const port = (t.app.server.address() as { port: number }).port;
 
@@ -76,8 +76,8 @@ for (const dialect of DIALECTS) {
       assert.equal(refused.status, 400);
 
       // A revoked key's downloads are refused before the ledger hears of them.
-      const [otherKey] = await t.store.listKeys('ledger-other');
-      await revokeKey(t.store, otherKey.id);
+      const [otherKey] = await t.db.keys.list('ledger-other');
+      await revokeKey(t.db, otherKey.id);
       assert.equal((await fetchOver(port, `/api/export/latest?key=${revoked}`, { 'user-agent': 'curl/8' })).status, 401);
 
       await t.app.deliveries.flush();
@@ -101,7 +101,7 @@ for (const dialect of DIALECTS) {
 
       const otherPage = JSON.parse((await fetchOver(port, '/api/me/deliveries', { 'x-api-key': key })).body) as { deliveries: { key_id: string }[] };
       assert.ok(otherPage.deliveries.every((d) => d.key_id !== otherKey.id), 'the revoked key was not recorded');
-      const raw = (await t.store.deliveries.ledger.page('ledger-other', 100, null));
+      const raw = (await t.db.deliveries.ledger.page('ledger-other', 100, null));
       assert.equal(raw.length, 0, 'nothing recorded for the revoked key');
 
       // Pages of 3 with next_before reach every record once.
@@ -115,13 +115,13 @@ for (const dialect of DIALECTS) {
       }
       assert.deepEqual(seen, deliveries.map((d) => d.id));
 
-      const stored = JSON.stringify(await t.store.deliveries.ledger.page('ledger-shop', 100, null));
+      const stored = JSON.stringify(await t.db.deliveries.ledger.page('ledger-shop', 100, null));
       for (const issued of ISSUED_KEYS) assert.ok(!stored.includes(issued) && !stored.includes(issued.slice(4)), 'no key in a ledger row');
       for (const line of ALL_LOG_LINES) assert.ok(!line.includes(key.slice(4)), 'no key in a log line');
     });
 
     test('a bad limit or before answers 400 problem+json naming it', async () => {
-      const key = await storeWithKey(t.store, 'ledger-params');
+      const key = await storeWithKey(t.db, 'ledger-params');
       const port = (t.app.server.address() as { port: number }).port;
       for (const query of ['limit=0', 'limit=1001', 'limit=x', 'before=yesterday', 'before=2026-11-22T07:00:00Z~x']) {
         const answer = await fetchOver(port, `/api/me/deliveries?${query}`, { 'x-api-key': key });
@@ -135,15 +135,15 @@ for (const dialect of DIALECTS) {
     });
 
     test('a download cut by the fetcher is recorded as unfinished', async () => {
-      const key = await storeWithKey(t.store, 'ledger-cut');
-      await publishJson(t.store, 'ledger-cut', items(20_000));
+      const key = await storeWithKey(t.db, 'ledger-cut');
+      await publishJson(t.db, 'ledger-cut', items(20_000));
       const port = (t.app.server.address() as { port: number }).port;
       await cutOver(port, `/api/export/latest?key=${key}&format=xml`, { 'user-agent': 'YandexMarket/2.0' });
       // The record is queued when the server side of the connection closes.
-      let rows: Awaited<ReturnType<typeof t.store.deliveries.ledger.page>> = [];
+      let rows: Awaited<ReturnType<typeof t.db.deliveries.ledger.page>> = [];
       for (let i = 0; i < 200 && rows.length === 0; i++) {
         await t.app.deliveries.flush();
-        rows = await t.store.deliveries.ledger.page('ledger-cut', 10, null);
+        rows = await t.db.deliveries.ledger.page('ledger-cut', 10, null);
         if (rows.length === 0) await new Promise((resolve) => setImmediate(resolve));
       }
       assert.equal(rows.length, 1);
@@ -153,8 +153,8 @@ for (const dialect of DIALECTS) {
     });
 
     test('consumers: last version, fetches in 24 h, and behind once STALE_AFTER_MIN passes (moved clock)', async () => {
-      const key = await storeWithKey(t.store, 'ledger-behind');
-      await publishJson(t.store, 'ledger-behind', items(2));
+      const key = await storeWithKey(t.db, 'ledger-behind');
+      await publishJson(t.db, 'ledger-behind', items(2));
       const port = (t.app.server.address() as { port: number }).port;
       await fetchOver(port, `/api/export/latest?key=${key}`, { 'user-agent': 'curl/8.5.0' });
       await fetchOver(port, `/api/export/latest?key=${key}`, { 'user-agent': 'curl/8.5.0' });
@@ -167,7 +167,7 @@ for (const dialect of DIALECTS) {
         client_class: 'curl', client_address: '127.0.0.1', last_version: 1, last_status: 200, fetches_24h: 2, behind: false, last_fetch_at: undefined,
       });
 
-      await publishJson(t.store, 'ledger-behind', items(2, 200));
+      await publishJson(t.db, 'ledger-behind', items(2, 200));
       assert.equal((await me()).consumers[0].behind, false, 'just published: not behind yet');
       clockMs += 119 * 60_000;
       assert.equal((await me()).consumers[0].behind, false, 'within STALE_AFTER_MIN (120)');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { buildAdminApp } from '../../src/http/admin/admin-app.js';
-import { openStore } from '../../src/store/factory.js';
+import { openDatabase } from '../../src/store/factory.js';
 import { ADMIN_TOKEN } from '../admin/admin-harness.js';
 import { killStrayChildren, runCli, spawnCli } from '../robustness/child-service.js';
 import { createTestDatabase, DIALECTS } from '../support/dialects.js';
@@ -16,9 +16,9 @@ for (const dialect of DIALECTS) {
     test('add shows the secret once; list shows failing and never the secret; remove; bad targets 422', async () => {
       const db = await createTestDatabase(dialect);
       try {
-        await storeWithKey(db.store, 'admin-hooks');
+        await storeWithKey(db.db, 'admin-hooks');
         const config = loadConfig({ DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_HTTP: 'true' });
-        const admin = await buildAdminApp({ config, store: db.store });
+        const admin = await buildAdminApp({ config, db: db.db });
         const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
         const added = await admin.inject({ method: 'POST', url: '/admin/stores/admin-hooks/webhooks', headers: auth, payload: { url: 'https://hooks.example.com/in', events: ['price_list.published'] } });
         assert.equal(added.statusCode, 201, added.body);
@@ -74,7 +74,7 @@ describe('webhook commands (CLI)', () => {
     assert.notEqual((await refused.exited).code, 0);
 
     await runCli(['webhook', 'remove', id], env);
-    const store = await openStore(env.DATABASE_URL);
+    const store = await openDatabase(env.DATABASE_URL);
     try {
       assert.deepEqual(await store.deliveries.webhooks.list('cli-hooks'), []);
     } finally {

@@ -39,19 +39,19 @@ for (const dialect of DIALECTS) {
     test('the event is delivered after the restart, same webhook-id, and nothing leaks a key', async () => {
       const db = await createTestDatabase(dialect);
       try {
-        await storeWithKey(db.store, 'crash-hooks');
+        await storeWithKey(db.db, 'crash-hooks');
         const receiver = await new Receiver((n) => (n === 0 ? 'hang' : 200)).start();
         receivers.push(receiver);
-        const { record, secret } = await addWebhook(db.store, { storeId: 'crash-hooks', url: receiver.url }, { allowHttp: true, allowPrivate: true });
+        const { record, secret } = await addWebhook(db.db, { storeId: 'crash-hooks', url: receiver.url }, { allowHttp: true, allowPrivate: true });
         const env = { DATABASE_URL: db.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
         const port = await freePort();
         let service = await startService(env, port);
-        await publishJson(db.store, 'crash-hooks', [{ offer_id: 'a', name: 'A', price: 10 }]);
+        await publishJson(db.db, 'crash-hooks', [{ offer_id: 'a', name: 'A', price: 10 }]);
 
         await receiver.waitFor(1);
         service.child.kill('SIGKILL');
         assert.equal((await service.exited).signal, 'SIGKILL');
-        const [pending] = await db.store.deliveries.outbox.messages(record.id);
+        const [pending] = await db.db.deliveries.outbox.messages(record.id);
         assert.equal(pending.state, 'pending', 'the killed attempt left the message in the outbox');
 
         await expireLeases(db);
@@ -59,7 +59,7 @@ for (const dialect of DIALECTS) {
         await receiver.waitFor(2);
         let state = '';
         for (let i = 0; i < 100 && state !== 'delivered'; i++) {
-          state = (await db.store.deliveries.outbox.messages(record.id))[0].state;
+          state = (await db.db.deliveries.outbox.messages(record.id))[0].state;
           if (state !== 'delivered') await sleep(100);
         }
         assert.equal(state, 'delivered');

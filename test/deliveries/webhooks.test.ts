@@ -7,8 +7,8 @@ import { postWebhook } from '../../src/domain/webhook-post.js';
 import { RETRY_FOR_MS, WebhookSender } from '../../src/domain/webhook-sender.js';
 import { publicationEvent } from '../../src/model/webhook-events.js';
 import type { DeliveryRecord } from '../../src/store/delivery-types.js';
-import { openStore } from '../../src/store/factory.js';
-import type { Store } from '../../src/store/types.js';
+import { openDatabase } from '../../src/store/factory.js';
+import type { Database } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { ISSUED_KEYS, publishJson, storeWithKey } from '../support/test-app.js';
 import { Receiver, verifyFromSpec } from './webhook-receiver.js';
@@ -30,7 +30,7 @@ const delivery = (storeId: string, over: Partial<DeliveryRecord>): DeliveryRecor
 for (const dialect of DIALECTS) {
   describe(`webhooks (${dialect})`, () => {
     let db: TestDatabase;
-    let store: Store;
+    let store: Database;
     const receivers: Receiver[] = [];
     const receiver = async (behaviour?: ConstructorParameters<typeof Receiver>[0]) => {
       const r = await new Receiver(behaviour).start();
@@ -40,7 +40,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       db = await createTestDatabase(dialect);
-      store = db.store;
+      store = db.db;
     });
     after(async () => {
       for (const r of receivers) await r.close();
@@ -187,7 +187,7 @@ for (const dialect of DIALECTS) {
       const hooks = [];
       for (let i = 0; i < 3; i++) hooks.push(await addWebhook(store, { storeId: 'hooks-two', url: `${r.url}?h=${i}`, events: ['price_list.published'] }, LOCAL));
       for (let v = 1; v <= 6; v++) await publishJson(store, 'hooks-two', items(10 + v));
-      const second = await openStore(db.url);
+      const second = await openDatabase(db.url);
       try {
         const a = new WebhookSender(store.deliveries.outbox, { allowPrivate: true, owner: 'instance-a' });
         const b = new WebhookSender(second.deliveries.outbox, { allowPrivate: true, owner: 'instance-b' });

@@ -380,6 +380,21 @@ function publishing(): void {
   }
 }
 
+/** bench/ledger-304.ts: 304s/s with the delivery ledger on ÷ off (issue #15: ≥ 0.95×). */
+function ledgerRevalidations(): void {
+  const output = otherScript('ledger-304.ts', ['--rounds', '5', '--seconds', String(WRK_SECONDS)], 10 * 60_000);
+  sections.push(`### bench/ledger-304.ts (its output)\n\n\`\`\`\n${output}\n\`\`\``);
+  const ratio = Number(/on ÷ off: median ([\d.]+)×/.exec(output)?.[1] ?? NaN);
+  figures.push({
+    figure: '304 revalidations/s with the delivery ledger on, median of 5 alternating rounds',
+    measured: /on ÷ off: (median .*?\))/.exec(output)?.[1] ?? 'see bench/ledger-304.ts below',
+    reference: 'the same server with LEDGER_DAYS=0 (no ledger)',
+    ratio: Number.isNaN(ratio) ? null : ratio,
+    goal: '≥ 0.95×',
+    met: ratio >= 0.95,
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function writeResults(): void {
@@ -418,6 +433,7 @@ try {
   if (wanted('single-flight')) await singleFlight();
   if (wanted('warm')) await warmedAfterPublication();
   if (wanted('publish') && !args['skip-others']) publishing();
+  if (wanted('ledger-304')) ledgerRevalidations();
   if (!args['no-profile']) await profileMisses();
   if (wanted('others') && !args['skip-others']) {
     sections.push(`### bench/xlsx.ts (another engineer's script, its output)\n\n\`\`\`\n${otherScript('xlsx.ts', [], 20 * 60_000)}\n\`\`\``);

@@ -13,6 +13,7 @@ import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
 import type { Database } from '../store/types.js';
 import { printChange, VERSION_COMMANDS, VERSION_USAGE } from './version-commands.js';
+import { runWebhookCommand } from './webhook-commands.js';
 
 export const USAGE = `Usage: price-export <command>
 
@@ -32,6 +33,9 @@ export const USAGE = `Usage: price-export <command>
   publish --store ID [--encoding windows-1251] [--force] [--json] FILE   .json, .ndjson or .csv (UTF-8 unless told); prints the version and its diff
 ${VERSION_USAGE}
   demo                                               a demo store, key, profile and price list
+  webhook add --store ID --url URL [--events a,b]    prints the webhook's id and its signing secret, once
+  webhook list --store ID [--json]                   id, url, events, failing; never secrets
+  webhook remove WEBHOOK_ID
   doctor                                             checks configuration, database, Redis, cache directory; exit 1 if anything is wrong
 
 Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
@@ -191,6 +195,10 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       line(String(profile.id));
       return 0;
     }
+    case 'webhook add':
+    case 'webhook list':
+    case 'webhook remove':
+      return runWebhookCommand(sub, rest, { options, required, withStore, line });
     default:
       break;
   }

@@ -6,6 +6,7 @@ import { listenForMetrics } from '../http/operations/metrics-endpoint.js';
 import { noopMetrics } from '../metrics/interface.js';
 import { openDatabase } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
+import { startDeliveryWorker } from '../domain/delivery-worker.js';
 
 /** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
@@ -44,5 +45,10 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
     );
   }
 
-  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [async () => void metricsServer?.close(), () => counter.close(), () => db.close()] });
+  // Webhooks go out from every instance (CONTRACT §13); errors are logged by name only (a driver's message may quote an address).
+  const worker = startDeliveryWorker(db, config, (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'webhook delivery failed'));
+  installGracefulShutdown({
+    servers: admin ? [app, admin] : [app],
+    release: [() => worker.stop(), async () => void metricsServer?.close(), () => counter.close(), () => db.close()],
+  });
 }

@@ -33,6 +33,14 @@ export interface Config {
   production: boolean;
   /** HISTORY_VERSIONS: published versions kept per store (CONTRACT §10), at least 2. */
   historyVersions: number;
+  /** LEDGER_DAYS: how long delivery records are kept (CONTRACT §12); 0 turns the ledger off. */
+  ledgerDays: number;
+  /** STALE_AFTER_MIN: a consumer is `behind` once the latest list it lacks is this old. */
+  staleAfterMin: number;
+  /** WEBHOOK_ALLOW_HTTP: webhook targets may be http:// (default https:// only). */
+  webhookAllowHttp: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook targets may resolve to loopback, private or link-local addresses. */
+  webhookAllowPrivate: boolean;
   /** Publication limits: a longer text field, NDJSON line or CSV record refuses the file. */
   maxFieldChars: number;
   maxLineBytes: number;
@@ -109,6 +117,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const redisUrl = read('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\/.+/.test(redisUrl)) problems.push('REDIS_URL must be redis://… or rediss://…');
 
+  const flag = (name: string): boolean => {
+    const raw = read(name);
+    if (raw === undefined || raw === 'false') return false;
+    if (raw === 'true') return true;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return false;
+  };
+
   const trustProxyText = read('TRUST_PROXY');
   let trustProxy: Config['trustProxy'] = false;
   if (trustProxyText !== undefined && trustProxyText !== 'false') {
@@ -147,6 +163,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy,
     production: read('NODE_ENV') === 'production',
     historyVersions: integer('HISTORY_VERSIONS', 10, 2, 1000),
+    ledgerDays: integer('LEDGER_DAYS', 30, 0, 3650),
+    staleAfterMin: integer('STALE_AFTER_MIN', 120, 1, 525_600),
+    webhookAllowHttp: flag('WEBHOOK_ALLOW_HTTP'),
+    webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
     cacheDir: cacheDir ?? null,
     allowedHosts,

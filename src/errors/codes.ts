@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, title: 'Admin token missing or wrong' },
   store_not_found: { status: 404, title: 'Store not found' },
   key_not_found: { status: 404, title: 'API key not found' },
+  webhook_not_found: { status: 404, title: 'Webhook not found' },
   store_exists: { status: 409, title: 'Store already exists' },
   key_exists: { status: 409, title: 'API key already exists' },
   invalid_input: { status: 422, title: 'Invalid input' },

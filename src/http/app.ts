@@ -24,6 +24,9 @@ import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
+import { registerDeliveriesRoute } from './routes/deliveries.js';
+import { DeliveryService } from '../domain/deliveries.js';
+import { DeliveryLedger } from '../domain/ledger.js';
 import { registerFeedCheckRoute } from './routes/feed-check.js';
 
 /**
@@ -160,6 +163,20 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (config.production && config.publicUrl === null && config.allowedHosts === null) {
     app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');
   }
+  // The ledger's and `behind`'s clock: the same seam as the rate limits' (tests move it).
+  const now = deps.now ?? Date.now;
+  const clock = () => new Date(now());
+  // LEDGER_DAYS=0: no ledger at all (nothing recorded, no consumers).
+  const ledger = config.ledgerDays === 0 ? null : new DeliveryLedger(db.deliveries.ledger, {
+    retentionDays: config.ledgerDays,
+    now: clock,
+    onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'delivery ledger write failed'),
+  });
+  app.decorate('deliveries', new DeliveryService(db.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
+  if (ledger) {
+    app.addHook('onReady', async () => ledger.start());
+    app.addHook('onClose', async () => ledger.stop());
+  }
 
   await app.register(
     async (scope) => {
@@ -167,6 +184,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       scope.setValidatorCompiler(() => () => true);
       await registerOpenApi(scope, config);
       registerMeRoute(scope, db, gate, publicBase, deps.exports.formats);
+      registerDeliveriesRoute(scope, db, gate);
       registerBuilderRoute(scope, config);
       const delivery = { exports: deps.exports, cache: renderCacheOf(scope) };
       registerExportRoutes(scope, db, gate, delivery);

@@ -13,6 +13,10 @@ import type { CommitOutcome, VersionStore } from './versions-types.js';
 export type {
   CommitOutcome, ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
 } from './versions-types.js';
+import type { DeliveryRepositories } from './delivery-types.js';
+
+/** The §12–§13 seam (delivery-types.ts), named through this file like every other part of the seam. */
+export type * from './delivery-types.js';
 
 export interface StoreRecord {
   id: string;
@@ -204,6 +208,8 @@ export interface Database {
   readonly priceLists: PriceListRepository;
   /** History, the guard, quarantine and rollback (CONTRACT §10). */
   readonly versions: VersionStore;
+  /** The delivery ledger, webhooks and their outbox (CONTRACT §12–§13). */
+  readonly deliveries: DeliveryRepositories;
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

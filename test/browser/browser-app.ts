@@ -47,6 +47,8 @@ export interface RunningApp {
   base: string;
   db: Database;
   demo: DemoSetup;
+  /** Writes the delivery ledger's queue now (instead of waiting for its one-second timer). */
+  flushLedger(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startDemoApp(env: Record<string, string> = {}): Promise<Ru
     base: origin + config.basePath,
     db: testDb.db,
     demo,
+    flushLedger: () => app.deliveries.flush(),
     close: async () => {
       await app.close();
       await testDb.drop();

@@ -15,9 +15,10 @@ if (skip) {
   }
 }
 
-/** The public operations of CONTRACT §3 and §14, by operation id, as /docs must list them. */
+/** The public operations of CONTRACT §3, §12 and §14, by operation id, as /docs must list them. */
 const OPERATIONS: Record<string, string> = {
   getMe: '/api/me',
+  getDeliveries: '/api/me/deliveries',
   exportCheck: '/api/export/check',
   campaignDataLatestGet: '/WebApi/CampaignDataLatestGet/{api_key}',
   exportLatest: '/api/export/latest',
@@ -329,6 +330,29 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
       // A changed key hides what belonged to the previous one.
       await page.fill('#key', `${root.demo.key}x`);
       assert.equal(await page.isVisible('#builder'), false);
+    });
+  });
+
+  test('the builder shows who fetched the list: client, version, fetches and whether it is behind', async () => {
+    const answer = await fetch(`${root.base}/api/export/latest?key=${encodeURIComponent(root.demo.key)}`, { headers: { 'user-agent': 'YandexMarket/2.0' } });
+    assert.equal(answer.status, 200);
+    await answer.arrayBuffer();
+    await root.flushLedger();
+    await withPage(async (page) => {
+      await page.goto(`${root.base}/`);
+      await page.fill('#key', root.demo.key);
+      await page.press('#key', 'Enter');
+      await page.waitForSelector('#consumers:not([hidden])');
+      const rows = await page.$$eval('#consumers-table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+      const yandex = rows.find((cells) => cells[0] === 'Yandex');
+      assert.ok(yandex, JSON.stringify(rows));
+      assert.equal(yandex[1], '127.0.0.1');
+      assert.equal(yandex[3], `v${root.demo.priceList.version}`);
+      assert.equal(yandex[4], '200');
+      assert.equal(yandex[6], 'Up to date');
+      // Another key forgets the table with the rest of the account.
+      await page.fill('#key', `${root.demo.key}x`);
+      assert.equal(await page.isVisible('#consumers'), false);
     });
   });
 

@@ -19,7 +19,7 @@ describe('/openapi.json describes the four addresses', () => {
     assert.equal(doc.components.securitySchemes.Basic.type, 'http');
     assert.equal(doc.components.securitySchemes.Basic.scheme, 'basic');
     const paths = Object.keys(doc.paths).sort();
-    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/check', '/api/export/latest', '/api/me']);
+    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/check', '/api/export/latest', '/api/me', '/api/me/deliveries']);
     for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest', '/api/export/check']) {
       const op = doc.paths[path].get;
       const names = op.parameters.map((p: { name: string }) => p.name);

@@ -17,6 +17,7 @@ import { registerPriceListRoutes } from './routes/price-lists.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerStoreRoutes } from './routes/stores.js';
 import { registerVersionRoutes } from './routes/versions.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 
 export interface AdminAppDependencies {
   config: Readonly<Config>;
@@ -63,6 +64,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerKeyRoutes(app, db);
   registerProfileRoutes(app, db);
   registerVersionRoutes(app, db, config.historyVersions);
+  registerWebhookRoutes(app, db, config);
   await registerPriceListRoutes(app, db, config);
   registerMetricsRoute(app, deps.metrics ?? noopMetrics);
   return app;

@@ -14,3 +14,5 @@ const asset = (name: string): string => readFileSync(new URL(`./assets/${name}`,
 export const BUILDER_HTML = asset('builder.html');
 export const BUILDER_CSS = asset('builder.css');
 export const BUILDER_JS = asset('builder.js');
+/** The "Who fetches your list" block's script (CONTRACT §12), told of the account by builder.js's `price-export:account` event. */
+export const CONSUMERS_JS = asset('consumers.js');

@@ -6,6 +6,7 @@ import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/co
 import { ProblemSchema } from '../schemas/problem.js';
 import { FeedCheckSchema } from '../schemas/feed-check.js';
 import { MeSchema } from '../schemas/me.js';
+import { ConsumerSchema, DeliveriesSchema } from '../schemas/deliveries.js';
 
 /** When each public code answers: CONTRACT §4's table, in the words a key holder needs. */
 const WHEN: Partial<Record<ErrorCode, string>> = {
@@ -113,8 +114,10 @@ function docsCsp(config: Readonly<Config>): string {
 /** /openapi.json and the interactive /docs, both generated from the route schemas; the UI's assets come from the package (no CDN). */
 export async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>): Promise<void> {
   app.addSchema(ProblemSchema);
+  app.addSchema(ConsumerSchema);
   app.addSchema(MeSchema);
   app.addSchema(FeedCheckSchema);
+  app.addSchema(DeliveriesSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import type { Config } from '../../config/config.js';
-import { BUILDER_CSS, BUILDER_HTML, BUILDER_JS } from '../pages/builder-page.js';
+import { BUILDER_CSS, BUILDER_HTML, BUILDER_JS, CONSUMERS_JS } from '../pages/builder-page.js';
 import { publicRoute } from '../public-route.js';
 
 /**
@@ -44,5 +44,6 @@ export function registerBuilderRoute(app: FastifyInstance, config: Readonly<Conf
     return sendText(reply, 'text/html; charset=utf-8', BUILDER_HTML);
   });
   publicRoute(app, '/builder.js', HIDDEN, async (_request, reply) => sendText(reply, 'text/javascript; charset=utf-8', BUILDER_JS));
+  publicRoute(app, '/consumers.js', HIDDEN, async (_request, reply) => sendText(reply, 'text/javascript; charset=utf-8', CONSUMERS_JS));
   publicRoute(app, '/builder.css', HIDDEN, async (_request, reply) => sendText(reply, 'text/css; charset=utf-8', BUILDER_CSS));
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../domain/records.js';
+import { beginDelivery } from '../deliveries.js';
 import { parseExportParams } from '../export-params.js';
 import { admitKey } from '../key-access.js';
 import { firstString, publicRoute } from '../public-route.js';
@@ -12,8 +13,10 @@ export function registerExportRoutes(app: FastifyInstance, db: Database, gate: R
   const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined, basic = false) => {
     const exportParams = { formats: delivery.exports.formats, defaultFormat: 'csv' };
     const lookup = await admitKey(request, db, gate, { address: 'prices', fromAddress, basic, exportParams });
+    const note = beginDelivery(app.deliveries, request, reply, { storeId: lookup.store.id, keyId: lookup.key.id }, 'prices');
     const { format, onlyAvailable, profileId, version } = parseExportParams(request.query, delivery.exports.formats, true);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'prices', format, onlyAvailable, profileId, version });
+    note.served(resolved.variant);
     return sendExport(request, reply, delivery, resolved);
   };
   const formats = delivery.exports.formats;

@@ -17,7 +17,9 @@ export function registerMeRoute(
 ): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const lookup = await admitKey(request, db, gate, { address: 'me', fromAddress: firstString(request.headers['x-api-key']), basic: true });
-    const [profiles, versions] = await Promise.all([db.profiles.list(lookup.store.id), storeVersions(db, lookup.store.id)]);
+    const [profiles, versions, consumers] = await Promise.all([
+      db.profiles.list(lookup.store.id), storeVersions(db, lookup.store.id), app.deliveries.consumers(lookup.store.id, lookup.latest),
+    ]);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
     const scopes = lookup.key.scopes;
@@ -45,6 +47,7 @@ export function registerMeRoute(
       })),
       profiles: profiles.filter((p) => allowsProfile(scopes, p.id)).map((p) => ({ id: p.id, name: p.name })),
       formats: formats.filter((f) => allowsFormat(scopes, f)),
+      consumers: consumers.map(({ failing: _failing, ...c }) => ({ ...c, last_fetch_at: c.last_fetch_at.toISOString() })),
       exports: {
         ...(opensAddress(scopes, 'prices') && {
           campaign_data: `${base}/WebApi/CampaignDataLatestGet/{api_key}`,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../domain/records.js';
+import { beginDelivery } from '../deliveries.js';
 import { parseExportParams } from '../export-params.js';
 import { admitKey } from '../key-access.js';
 import { publicRoute } from '../public-route.js';
@@ -11,8 +12,10 @@ import { sendExport, type ExportDelivery } from '../send-export.js';
 export function registerSummaryRoute(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined) => {
     const lookup = await admitKey(request, db, gate, { address: 'summary', fromAddress, basic: false, exportParams: { formats: ['xlsx'], defaultFormat: 'xlsx' } });
+    const note = beginDelivery(app.deliveries, request, reply, { storeId: lookup.store.id, keyId: lookup.key.id }, 'summary');
     const { onlyAvailable, profileId } = parseExportParams(request.query, ['xlsx']);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'summary', format: 'xlsx', onlyAvailable, profileId });
+    note.served(resolved.variant);
     return sendExport(request, reply, delivery, resolved);
   };
   publicRoute(app, '/WebApi/SummaryExportLatestGet/:api_key', summaryExportSchema, (request, reply) =>

@@ -47,6 +47,9 @@ export const MeSchema = Type.Object(
     ),
     profiles: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
     formats: Type.Array(Type.String()),
+    consumers: Type.Array(Type.Ref('Consumer'), {
+      description: 'One entry per (client class, client address) that fetched an export in the last LEDGER_DAYS days, most recent first (at most 100)',
+    }),
     exports: Type.Object(
       {
         campaign_data: Type.Optional(Type.String()),

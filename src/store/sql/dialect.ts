@@ -48,6 +48,12 @@ export interface SqlDialect {
 
   /** Runs one statement outside any transaction. */
   query(query: Query): Promise<QueryResult>;
+  /**
+   * A write nobody waits for on the event loop (the delivery ledger's batches), run elsewhere
+   * where the dialect can: SQLite on a thread of its own (better-sqlite3 is synchronous).
+   * Absent: `query` (PostgreSQL's statements already run in the database's own process).
+   */
+  background?(query: Query): Promise<QueryResult>;
   /** Runs the statements `steps` yields in one write transaction. */
   transaction<T>(steps: Steps<T>): Promise<T>;
 

@@ -7,6 +7,7 @@ export function guardedDialect(d: SqlDialect): SqlDialect {
   return Object.assign(guarded, {
     query: (query) => d.query(query).catch(rethrowStoreError),
     transaction: (steps) => d.transaction(steps).catch(rethrowStoreError),
+    background: d.background ? (query) => d.background!(query).catch(rethrowStoreError) : undefined,
     migrate: () => d.migrate().catch(rethrowStoreError),
     items: {
       append: (draftId, items) => d.items.append(draftId, items).catch(rethrowStoreError),

@@ -2,6 +2,8 @@ import { DEFAULT_HISTORY_VERSIONS } from '../../model/versions.js';
 import { STALE_DRAFT_MS } from '../item-row.js';
 import type { DuplicateOffer, PriceListRecord, PublicationDraft, PublicationSummary, SequencedItem } from '../types.js';
 import type { SqlDialect, Steps } from './dialect.js';
+import { publicationEvent, type DiffCounts } from '../../model/webhook-events.js';
+import { enqueueSteps } from './outbox.js';
 import type { RowMappers } from './rows.js';
 import { applyQuarantine, makeLatest } from './versions.js';
 import type { CommitOutcome } from '../versions-types.js';
@@ -101,8 +103,16 @@ class SqlDraft implements PublicationDraft {
     };
     // The one-row check that keeps "latest" from pointing at a removed list (a throw rolls back).
     if (published.changes !== 1) throw new DraftGoneError(draftId);
+    // CONTRACT §13: each event is committed with the publication, or not at all (outbox.ts).
+    const at = d.time(now);
+    const diffCounts = outcome ? (JSON.parse(outcome.diff) as DiffCounts) : null;
     // A held version is stored but not served: the latest stays.
-    if (outcome?.hold) return this.map.priceList(published.rows[0]);
+    if (outcome?.hold) {
+      yield* enqueueSteps(d, publicationEvent('publication.held', storeId, Number(version), at, diffCounts));
+      return this.map.priceList(published.rows[0]);
+    }
+    yield* enqueueSteps(d, publicationEvent('price_list.published', storeId, Number(version), at, diffCounts));
+    if (outcome?.quarantine) yield* enqueueSteps(d, publicationEvent('publication.quarantined', storeId, Number(version), at, diffCounts));
     yield {
       sql: "UPDATE price_lists SET superseded_at = ? WHERE store_id = ? AND status = 'published' AND superseded_at IS NULL AND id <> ?",
       params: [now, storeId, draftId],

@@ -7,6 +7,7 @@ import { SqlProfileRepository } from './profiles.js';
 import { rowMappers } from './rows.js';
 import { SqlStoreRepository } from './stores.js';
 import { SqlVersionRepository } from './versions.js';
+import { deliveryRepositories } from './delivery-repositories.js';
 
 /** The one SQL implementation of the seam; a dialect supplies only what differs. */
 export function sqlDatabase(dialect: SqlDialect): Database {
@@ -19,6 +20,7 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     profiles: new SqlProfileRepository(d, map),
     priceLists: new SqlPriceListRepository(d, map),
     versions: new SqlVersionRepository(d, map),
+    deliveries: deliveryRepositories(d),
     migrate: () => d.migrate(),
     ping: () => dialect.ping(),
     pendingMigrations: () => dialect.pendingMigrations(),

@@ -7,7 +7,7 @@ import { changeSignal } from './change-signal.js';
 import { SqliteItems } from './items.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
-import { AppendThread, PageWorkers } from './store-threads.js';
+import { AppendThread, PageWorkers, WriteThread } from './store-threads.js';
 
 /** Integer milliseconds since the epoch, as every time column holds them. */
 const NOW_MS = "CAST(round(unixepoch('subsec') * 1000) AS INTEGER)";
@@ -24,6 +24,7 @@ export class SqliteDialect implements SqlDialect {
   private readonly db: Database.Database;
   private readonly pageWorkers: PageWorkers | null;
   private readonly appendThread: AppendThread | null;
+  private readonly writeThread: WriteThread | null;
   readonly items: SqliteItems;
 
   /**
@@ -44,6 +45,7 @@ export class SqliteDialect implements SqlDialect {
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path);
+    this.writeThread = path === ':memory:' ? null : new WriteThread(path);
     const prepare = (sql: string) => this.prepare(sql);
     this.items = new SqliteItems({
       db: this.db,
@@ -73,6 +75,12 @@ export class SqliteDialect implements SqlDialect {
 
   async query(query: Query): Promise<QueryResult> {
     return this.run(query);
+  }
+
+  /** On the write thread (write-worker.ts); an in-memory database has no file for it, so here. */
+  async background(query: Query): Promise<QueryResult> {
+    if (!this.writeThread) return this.run(query);
+    return { rows: [], changes: await this.writeThread.run(query.sql, query.params) };
   }
 
   async transaction<T>(steps: Steps<T>): Promise<T> {
@@ -169,6 +177,7 @@ export class SqliteDialect implements SqlDialect {
   async close(): Promise<void> {
     await this.pageWorkers?.close();
     await this.appendThread?.close();
+    await this.writeThread?.close();
     this.keyLookups.close();
     this.db.close();
   }

@@ -116,4 +116,62 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // Keys that open less (CONTRACT §15): scopes as JSON text (NULL: everything), expiry in ms.
   `ALTER TABLE api_keys ADD COLUMN scopes TEXT;
    ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;`,
+  // CONTRACT §12–§13: the delivery ledger, webhooks and their outbox (store/sql/ledger.ts, webhooks.ts, outbox.ts).
+  `
+  CREATE TABLE delivery_ledger (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    store_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    address TEXT NOT NULL,
+    format TEXT,
+    profile_id INTEGER,
+    only_available INTEGER,
+    version INTEGER,
+    status INTEGER NOT NULL,
+    bytes_sent INTEGER NOT NULL,
+    finished INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    client_class TEXT NOT NULL,
+    client_address TEXT NOT NULL
+  );
+  -- One index: every write of a busy ledger pays for each (pages, consumers and retention all read by store and time, or by id).
+  CREATE INDEX delivery_ledger_store ON delivery_ledger(store_id, at, id);
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    store_id TEXT NOT NULL REFERENCES stores(id),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    failing_since INTEGER,
+    last_error TEXT,
+    lease_owner TEXT,
+    lease_until INTEGER
+  );
+  CREATE INDEX webhooks_store ON webhooks(store_id);
+  CREATE TABLE webhook_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dead')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    first_failure_at INTEGER,
+    delivered_at INTEGER,
+    last_error TEXT
+  );
+  CREATE INDEX webhook_outbox_queue ON webhook_outbox(webhook_id, state, id);
+  CREATE TABLE consumer_alerts (
+    store_id TEXT NOT NULL,
+    client_class TEXT NOT NULL,
+    client_address TEXT NOT NULL,
+    behind_version INTEGER,
+    failing_since INTEGER,
+    PRIMARY KEY (store_id, client_class, client_address)
+  );
+  `,
 ];

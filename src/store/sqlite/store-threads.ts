@@ -33,7 +33,7 @@ interface Pending {
 }
 
 /** The scripts a store thread runs, each with its own connection to the database file. */
-type ThreadScript = 'page-worker' | 'append-worker';
+type ThreadScript = 'page-worker' | 'append-worker' | 'write-worker';
 
 /**
  * Built, the thread's script sits beside this file as .js. Run through tsx (the tests), this
@@ -161,5 +161,17 @@ export class AppendThread extends StoreThreads {
   /** Inserts the rows (itemInsertValues) in one transaction; answers the seq of each duplicate. */
   append(rows: readonly unknown[][]): Promise<number[]> {
     return this.post({ rows }) as Promise<number[]>;
+  }
+}
+
+/** The thread background writes run on (write-worker.ts): the delivery ledger's batches. */
+export class WriteThread extends StoreThreads {
+  constructor(path: string) {
+    super(path, 'write-worker', 1);
+  }
+
+  /** Runs one write statement; answers the rows it changed. */
+  run(sql: string, params: readonly unknown[]): Promise<number> {
+    return this.post({ sql, params }) as Promise<number>;
   }
 }

@@ -74,6 +74,7 @@
     stopPreview();
     el('account').hidden = true;
     el('builder').hidden = true;
+    document.dispatchEvent(new CustomEvent('price-export:account', { detail: null }));
     control('address').value = '';
   }
 
@@ -105,6 +106,7 @@
     }
     checked = { key: key, me: me };
     showAccount(me);
+    document.dispatchEvent(new CustomEvent('price-export:account', { detail: me }));
     setUpBuilder(me);
     if (Object.keys(me.exports).length === 0) say(el('status'), 'warning', 'Key accepted: ' + me.store.name + '. It opens no export address (only api/me): ask the store for a key that opens its feed.');
     else if (me.price_list) say(el('status'), '', 'Key accepted: ' + me.store.name + '.');

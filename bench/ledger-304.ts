@@ -1,0 +1,88 @@
+/*
+ * 304 revalidations a second with the delivery ledger on ÷ off (CONTRACT §12: recording must
+ * not slow an answer; issue #15 asks ≥ 0.95×). Two servers on one SQLite file, one with
+ * LEDGER_DAYS=30 and one with LEDGER_DAYS=0 (no ledger), measured by wrk in alternating
+ * rounds so both see the same load from the rest of the (shared) machine; the figure is the
+ * median of the rounds' ratios, with their min–max.
+ *
+ *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../src/store/factory.js';
+import { benchStore } from './bench-data.js';
+import { download } from './http-client.js';
+import { cpuSeconds, startServer, type ServerProcess } from './server-process.js';
+import { wrk } from './wrk.js';
+
+const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
+const ROUNDS = Math.max(5, Number(args.rounds));
+const SECONDS = Number(args.seconds);
+const CONNECTIONS = Number(args.connections);
+const ROOT = new URL('../', import.meta.url).pathname;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'price-export-ledger-bench-'));
+const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+const servers: ServerProcess[] = [];
+try {
+  const store = await openDatabase(databaseUrl);
+  await store.migrate();
+  const key = await benchStore(store, 'bench-ledger', 1_000);
+  await store.close();
+
+  const start = (ledgerDays: string) =>
+    startServer({ command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env: { LEDGER_DAYS: ledgerDays } });
+  const on = await start('30');
+  servers.push(on);
+  const off = await start('0');
+  servers.push(off);
+
+  const path = `/api/export/latest?key=${key}`;
+  const etag = (await download(`${on.base}${path}`)).headers.etag as string;
+  for (const s of [on, off]) {
+    const check = await download(`${s.base}${path}`, { 'if-none-match': etag });
+    if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
+  }
+
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  const rates = { on: [] as number[], off: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate which goes first, so neither always runs right after the other's burst.
+    const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+    const result: Record<string, { rps: number; cpuPerRequest: number }> = {};
+    for (const which of order) {
+      const s = which === 'on' ? on : off;
+      const cpuBefore = cpuSeconds(s.pid);
+      const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag } });
+      if (run.errors.length > 0) throw new Error(`${which}: ${run.errors.join('; ')}`);
+      result[which] = { rps: run.requestsPerSecond, cpuPerRequest: (cpuSeconds(s.pid) - cpuBefore) / (run.requestsPerSecond * SECONDS) };
+      rates[which].push(run.requestsPerSecond);
+    }
+    ratios.push(result.on.rps / result.off.rps);
+    cpuRatios.push(result.off.cpuPerRequest / result.on.cpuPerRequest);
+    console.log(`round ${round + 1}: ledger on ${Math.round(result.on.rps)}/s, off ${Math.round(result.off.rps)}/s, ratio ${(result.on.rps / result.off.rps).toFixed(3)}`);
+  }
+  const fmt = (n: number) => n.toFixed(3);
+  console.log(`304/s with the ledger on ÷ off: median ${fmt(median(ratios))}× (min–max ${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}) over ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
+  console.log(`per CPU-second of the server (requests per CPU-second, on ÷ off): median ${fmt(median(cpuRatios))}× (min–max ${fmt(Math.min(...cpuRatios))}–${fmt(Math.max(...cpuRatios))})`);
+  console.log(`medians: on ${Math.round(median(rates.on))}/s, off ${Math.round(median(rates.off))}/s`);
+
+  // The ledger did record: every 304 of the "on" server is in it (a second for the last batch).
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const check = await openDatabase(databaseUrl);
+  const recorded = (await check.deliveries.ledger.page('bench-ledger', 1, null)).length;
+  await check.close();
+  console.log(`ledger rows written by the "on" server: ${recorded > 0 ? 'yes' : 'NONE (the ledger did not record)'}`);
+} finally {
+  for (const s of servers) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,96 @@
+import type { DeliveryRecord, LedgerRepository } from '../store/types.js';
+
+/** A clock: tests move it instead of sleeping. */
+export type Clock = () => Date;
+
+export interface LedgerOptions {
+  /** LEDGER_DAYS: records older than this go. */
+  retentionDays: number;
+  now?: Clock;
+  /** A batch goes out this often… */
+  flushEveryMs?: number;
+  /** …or as soon as this many records wait. */
+  batchSize?: number;
+  /** Records waiting beyond this are dropped (and counted): a stuck database must not grow the heap. */
+  maxQueued?: number;
+  /** Records deleted per retention statement, so no sweep holds the write lock for long. */
+  retentionBatch?: number;
+  retentionEveryMs?: number;
+  /** A failed write or sweep (the records of that batch are lost; the next batch tries again). */
+  onError?: (error: unknown, stage: 'write' | 'retention') => void;
+}
+
+/**
+ * The delivery ledger's writer (CONTRACT §12). `record` only queues: the request never waits
+ * for the database. A timer writes the queue in batches every second (or at `batchSize`),
+ * so a crash loses at most the last second; a full queue drops new records and counts them.
+ * Retention runs off the request path too, in small batches.
+ */
+export class DeliveryLedger {
+  private queue: DeliveryRecord[] = [];
+  private flushing: Promise<void> | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  /** Records dropped because the queue was full, since start. */
+  dropped = 0;
+
+  private readonly now: Clock;
+  private readonly flushEveryMs: number;
+  private readonly batchSize: number;
+  private readonly maxQueued: number;
+
+  constructor(private readonly repository: LedgerRepository, private readonly options: LedgerOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.flushEveryMs = options.flushEveryMs ?? 1_000;
+    this.batchSize = options.batchSize ?? 500;
+    this.maxQueued = options.maxQueued ?? 50_000;
+  }
+
+  record(entry: DeliveryRecord): void {
+    if (this.queue.length >= this.maxQueued) {
+      this.dropped++;
+      return;
+    }
+    this.queue.push(entry);
+    if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
+  }
+
+  /** Writes everything queued so far (tests call it instead of waiting for the timer). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    this.flushing = this.repository.insert(batch)
+      .catch((error) => this.options.onError?.(error, 'write'))
+      .finally(() => { this.flushing = null; });
+    await this.flushing;
+  }
+
+  /** Deletes records older than LEDGER_DAYS, batch by batch; returns how many went. */
+  async sweep(): Promise<number> {
+    const before = new Date(this.now().getTime() - this.options.retentionDays * 86_400_000);
+    const batch = this.options.retentionBatch ?? 1_000;
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repository.deleteOlderThan(before, batch);
+      total += deleted;
+      if (deleted < batch) return total;
+    }
+  }
+
+  start(): void {
+    if (this.timers.length > 0) return;
+    const flush = setInterval(() => void this.flush(), this.flushEveryMs);
+    const sweep = setInterval(() => void this.sweep().catch((error) => this.options.onError?.(error, 'retention')), this.options.retentionEveryMs ?? 600_000);
+    flush.unref();
+    sweep.unref();
+    this.timers = [flush, sweep];
+  }
+
+  /** Stops the timers and writes what is queued (on shutdown). */
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.flush();
+  }
+}

@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { checkConsumerAlerts } from '../../src/domain/consumer-alerts.js';
+import { addWebhook, listWebhooks, removeWebhook } from '../../src/domain/webhooks.js';
+import { postWebhook } from '../../src/domain/webhook-post.js';
+import { RETRY_FOR_MS, WebhookSender } from '../../src/domain/webhook-sender.js';
+import { publicationEvent } from '../../src/model/webhook-events.js';
+import type { DeliveryRecord } from '../../src/store/delivery-types.js';
+import { openDatabase } from '../../src/store/factory.js';
+import type { Database } from '../../src/store/types.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { ISSUED_KEYS, publishJson, storeWithKey } from '../support/test-app.js';
+import { Receiver, verifyFromSpec } from './webhook-receiver.js';
+
+const LOCAL = { allowHttp: true, allowPrivate: true };
+const items = (price: number) => [{ offer_id: 'a', name: 'A', price }, { offer_id: 'b', name: 'B', price: 5 }];
+
+/** A movable clock: retries and staleness are tested by moving it, never by sleeping. */
+function clock(start = Date.now()) {
+  let now = start;
+  return { now: () => new Date(now), move: (ms: number) => { now += ms; } };
+}
+
+const delivery = (storeId: string, over: Partial<DeliveryRecord>): DeliveryRecord => ({
+  store_id: storeId, key_id: 'k1', at: new Date(), address: 'prices', format: 'csv', profile_id: null, only_available: false, version: 1,
+  status: 200, bytes_sent: 100, finished: true, duration_ms: 5, client_class: 'yandex', client_address: '203.0.113.9', ...over,
+});
+
+for (const dialect of DIALECTS) {
+  describe(`webhooks (${dialect})`, () => {
+    let db: TestDatabase;
+    let store: Database;
+    const receivers: Receiver[] = [];
+    const receiver = async (behaviour?: ConstructorParameters<typeof Receiver>[0]) => {
+      const r = await new Receiver(behaviour).start();
+      receivers.push(r);
+      return r;
+    };
+
+    before(async () => {
+      db = await createTestDatabase(dialect);
+      store = db.db;
+    });
+    after(async () => {
+      for (const r of receivers) await r.close();
+      await db.drop();
+    });
+
+    test('every event type reaches a real receiver with a valid Standard Webhooks signature', async () => {
+      const key = await storeWithKey(store, 'hooks-all');
+      const r = await receiver();
+      const { record, secret } = await addWebhook(store, { storeId: 'hooks-all', url: r.url }, LOCAL);
+      assert.match(record.id, /^wh_/);
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
+      const time = clock();
+
+      // price_list.published: inserted by the publication's own commit.
+      await publishJson(store, 'hooks-all', items(10));
+      const v2 = await publishJson(store, 'hooks-all', items(11));
+      // publication.held / .quarantined: the one insert the guard's commit makes (#13), here on its own.
+      await store.deliveries.outbox.enqueue(publicationEvent('publication.held', 'hooks-all', 3, time.now(), { added: 0, removed: 1, price_up: 0, price_down: 0, unchanged: 1 }));
+      await store.deliveries.outbox.enqueue(publicationEvent('publication.quarantined', 'hooks-all', 4, time.now(), { added: 0, removed: 0, price_up: 1, price_down: 0, unchanged: 1 }));
+      // Sent at once, on the real clock: the standardwebhooks package verifies them as a receiver would.
+      await new WebhookSender(store.deliveries.outbox, { allowPrivate: true }).runOnce();
+      assert.equal(r.received.length, 4);
+      const library = new Webhook(secret);
+      for (const message of r.received) {
+        assert.doesNotThrow(() => library.verify(message.body, message.headers as Record<string, string>), 'valid by the standardwebhooks package');
+        assert.throws(() => library.verify(message.body.replace('}', ' }'), message.headers as Record<string, string>), 'a changed body is refused');
+      }
+
+      // consumer.failing: three cut downloads in a row; consumer.behind: fetchers still on version 1, 121 minutes on.
+      await store.deliveries.ledger.insert([1, 2, 3].map((i) => delivery('hooks-all', { at: new Date(time.now().getTime() - i * 1000), finished: false })));
+      await store.deliveries.ledger.insert([delivery('hooks-all', { client_class: 'google', client_address: '198.51.100.7', version: 1 })]);
+      const window = { ledgerDays: 30, staleAfterMin: 120, now: time.now };
+      assert.equal(await checkConsumerAlerts(store, window), 1, 'failing (yandex); nobody is behind yet');
+      time.move(121 * 60_000);
+      assert.equal(await checkConsumerAlerts(store, window), 2, 'behind (yandex and google)');
+      assert.equal(await checkConsumerAlerts(store, window), 0, 'once per episode');
+      await new WebhookSender(store.deliveries.outbox, { allowPrivate: true, now: time.now }).runOnce();
+
+      const types = new Set(r.received.map((m) => JSON.parse(m.body).type));
+      assert.deepEqual([...types].sort(), ['consumer.behind', 'consumer.failing', 'price_list.published', 'publication.held', 'publication.quarantined']);
+      assert.equal(r.received.length, 7);
+
+      for (const message of r.received) {
+        const sentAt = new Date(Number(message.headers['webhook-timestamp']) * 1000);
+        assert.ok(verifyFromSpec(secret, message.headers, message.body, sentAt), 'valid by the spec');
+        assert.equal(library.sign(String(message.headers['webhook-id']), sentAt, message.body), message.headers['webhook-signature'], 'the package signs alike');
+        assert.equal(message.headers['content-type'], 'application/json');
+        const body = JSON.parse(message.body) as { type: string; timestamp: string; data: Record<string, unknown> };
+        assert.deepEqual(Object.keys(body), ['type', 'timestamp', 'data']);
+        assert.equal(body.data.store_id, 'hooks-all');
+        assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
+        for (const issued of ISSUED_KEYS) assert.ok(!message.body.includes(issued.slice(4)), 'no key in a webhook body');
+        assert.ok(!message.body.includes(key.slice(4)));
+      }
+      const published = r.received.map((m) => JSON.parse(m.body)).filter((b) => b.type === 'price_list.published');
+      assert.deepEqual(published.map((b) => b.data.version), [1, v2.version]);
+      const held = r.received.map((m) => JSON.parse(m.body)).find((b) => b.type === 'publication.held');
+      assert.deepEqual(held.data, { store_id: 'hooks-all', version: 3, diff: { added: 0, removed: 1, price_up: 0, price_down: 0, unchanged: 1 } });
+      const behind = r.received.map((m) => JSON.parse(m.body)).find((b) => b.type === 'consumer.behind' && b.data.consumer.client_class === 'google');
+      assert.equal(behind.data.version, 2);
+      assert.equal(behind.data.consumer.last_version, 1);
+      // A tampered signature fails the spec's verifier too (the verifier can fail).
+      const first = r.received[0];
+      assert.equal(verifyFromSpec(secret, { ...first.headers, 'webhook-id': 'msg_other' }, first.body), false);
+    });
+
+    test('a receiver that fails twice then accepts gets the event three times, and later events after it, in order', async () => {
+      await storeWithKey(store, 'hooks-retry');
+      const r = await receiver((n) => (n < 2 ? 500 : 200));
+      const { secret, record } = await addWebhook(store, { storeId: 'hooks-retry', url: r.url, events: ['price_list.published'] }, LOCAL);
+      await publishJson(store, 'hooks-retry', items(10));
+      await publishJson(store, 'hooks-retry', items(12));
+      const time = clock(Date.now() + 60_000);
+      const sender = new WebhookSender(store.deliveries.outbox, { allowPrivate: true, now: time.now });
+
+      assert.equal(await sender.runOnce(), 1, 'first attempt fails; the second event waits behind it');
+      assert.equal(await sender.runOnce(), 0, 'not due yet');
+      time.move(10 * 60_000);
+      assert.equal(await sender.runOnce(), 1, 'second attempt fails');
+      time.move(10 * 60_000);
+      assert.equal(await sender.runOnce(), 2, 'third attempt succeeds, then the next event goes');
+
+      const versions = r.received.map((m) => JSON.parse(m.body).data.version);
+      assert.deepEqual(versions, [1, 1, 1, 2]);
+      const ids = r.received.map((m) => m.headers['webhook-id']);
+      assert.equal(new Set(ids.slice(0, 3)).size, 1, 'one webhook-id across the retries');
+      assert.notEqual(ids[3], ids[0]);
+      r.received.forEach((m, i) => assert.ok(verifyFromSpec(secret, m.headers, m.body, time.now(), 3600), `attempt ${i} signed`));
+      assert.deepEqual((await store.deliveries.outbox.messages(record.id)).map((m) => [m.state, m.attempts]), [['delivered', 3], ['delivered', 1]]);
+      assert.equal((await listWebhooks(store, 'hooks-retry'))[0].failing_since, null);
+    });
+
+    test('after 24 hours of failures the message is given up and the webhook shows failing', async () => {
+      await storeWithKey(store, 'hooks-dead');
+      const r = await receiver(() => 503);
+      await addWebhook(store, { storeId: 'hooks-dead', url: r.url }, LOCAL);
+      await publishJson(store, 'hooks-dead', items(10));
+      const time = clock(Date.now() + 60_000);
+      const started = time.now().getTime();
+      const sender = new WebhookSender(store.deliveries.outbox, { allowPrivate: true, now: time.now });
+      let hooks = await listWebhooks(store, 'hooks-dead');
+      for (let i = 0; i < 100 && hooks[0].failing_since === null; i++) {
+        await sender.runOnce();
+        time.move(30 * 60_000);
+        hooks = await listWebhooks(store, 'hooks-dead');
+      }
+      assert.ok(hooks[0].failing_since, 'marked failing');
+      assert.equal(hooks[0].last_error, 'answered 503');
+      const gaveUpAfter = hooks[0].failing_since!.getTime() - started;
+      assert.ok(gaveUpAfter >= RETRY_FOR_MS - 3_600_000 && gaveUpAfter <= RETRY_FOR_MS + 3_600_000, `gave up after ${gaveUpAfter / 3_600_000} h`);
+      const attempts = r.received.length;
+      assert.ok(attempts >= 10, `retried with backoff (${attempts} attempts)`);
+      time.move(48 * 3_600_000);
+      await sender.runOnce();
+      assert.equal(r.received.length, attempts, 'nothing more after giving up');
+    });
+
+    test('private targets are refused without WEBHOOK_ALLOW_PRIVATE, at add time and at connect time; redirects are not followed', async () => {
+      await storeWithKey(store, 'hooks-ssrf');
+      const r = await receiver((n) => (n === 0 ? 302 : 200));
+      const strict = { allowHttp: true, allowPrivate: false };
+      for (const url of [r.url, `http://localhost:${r.port}/hook`, 'http://10.1.2.3/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x']) {
+        await assert.rejects(addWebhook(store, { storeId: 'hooks-ssrf', url }, strict), (error: Error & { code?: string }) => error.code === 'invalid_input', url);
+      }
+      await assert.rejects(addWebhook(store, { storeId: 'hooks-ssrf', url: 'http://example.com/hook' }, { allowHttp: false, allowPrivate: false }), /https/);
+      await assert.rejects(addWebhook(store, { storeId: 'hooks-ssrf', url: 'https://example.com/hook', events: ['price_list.deleted'] }, LOCAL), /unknown event/);
+      // At connect time: the address DNS gives is checked by the socket's own lookup.
+      const byName = await postWebhook(`http://localhost:${r.port}/hook`, {}, '{}', { allowPrivate: false });
+      assert.equal(byName.ok, false);
+      assert.match(byName.error!, /refused/);
+      const literal = await postWebhook(r.url, {}, '{}', { allowPrivate: false });
+      assert.equal(literal.ok, false);
+      assert.equal(r.received.length, 0, 'nothing reached the private receiver');
+      // A redirect is a failure, and its target gets nothing.
+      const redirected = await postWebhook(r.url, {}, '{}', { allowPrivate: true });
+      assert.deepEqual(redirected, { ok: false, status: 302, error: 'answered 302' });
+      assert.deepEqual(r.received.map((m) => m.path), ['/hook']);
+    });
+
+    test('two instances sending one outbox deliver each event exactly once, in order per webhook', async () => {
+      await storeWithKey(store, 'hooks-two');
+      const r = await receiver();
+      const hooks = [];
+      for (let i = 0; i < 3; i++) hooks.push(await addWebhook(store, { storeId: 'hooks-two', url: `${r.url}?h=${i}`, events: ['price_list.published'] }, LOCAL));
+      for (let v = 1; v <= 6; v++) await publishJson(store, 'hooks-two', items(10 + v));
+      const second = await openDatabase(db.url);
+      try {
+        const a = new WebhookSender(store.deliveries.outbox, { allowPrivate: true, owner: 'instance-a' });
+        const b = new WebhookSender(second.deliveries.outbox, { allowPrivate: true, owner: 'instance-b' });
+        await Promise.all([a.runOnce(), b.runOnce(), a.runOnce(), b.runOnce()]);
+        await Promise.all([a.runOnce(), b.runOnce()]);
+      } finally {
+        await second.close();
+      }
+      assert.equal(r.received.length, 18, 'three webhooks × six events');
+      const seen = r.received.map((m) => `${m.path} ${m.headers['webhook-id']}`);
+      assert.equal(new Set(seen).size, 18, 'no event twice');
+      for (let i = 0; i < 3; i++) {
+        const versions = r.received.filter((m) => m.path.endsWith(`h=${i}`)).map((m) => JSON.parse(m.body).data.version);
+        assert.deepEqual(versions, [1, 2, 3, 4, 5, 6], `webhook ${i} in order`);
+      }
+    });
+
+    test('webhook list and remove; a removed webhook gets nothing more', async () => {
+      await storeWithKey(store, 'hooks-remove');
+      const r = await receiver();
+      const { record } = await addWebhook(store, { storeId: 'hooks-remove', url: r.url }, LOCAL);
+      assert.deepEqual((await listWebhooks(store, 'hooks-remove')).map((h) => h.id), [record.id]);
+      assert.ok(!JSON.stringify(await listWebhooks(store, 'hooks-remove')).includes('whsec_'), 'the secret is never listed');
+      await publishJson(store, 'hooks-remove', items(10));
+      await removeWebhook(store, record.id);
+      await assert.rejects(removeWebhook(store, record.id), /no webhook/);
+      await new WebhookSender(store.deliveries.outbox, { allowPrivate: true }).runOnce();
+      assert.equal(r.received.length, 0);
+      assert.deepEqual(await listWebhooks(store, 'hooks-remove'), []);
+    });
+  });
+}

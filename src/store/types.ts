@@ -6,6 +6,7 @@
 import type { DelimitedRecordSpec } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
+import type { PublicationFeed, VariantDemandRepository } from './warming-types.js';
 
 export interface StoreRecord {
   id: string;
@@ -159,4 +160,9 @@ export interface Store {
    * order, chunks of whole records), when the store can; see domain/delimited-record.ts.
    */
   renderRecords?(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
+
+  /** The variants asked for lately, shared by every instance (render-cache warming, warming-types.ts). */
+  readonly demand: VariantDemandRepository;
+  /** A feed of publications committed by any process; the caller starts and closes it. */
+  publicationFeed(): PublicationFeed;
 }

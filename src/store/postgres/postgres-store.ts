@@ -11,6 +11,9 @@ import type {
 } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
+import { PostgresPublicationFeed } from './publication-feed.js';
+import { PostgresVariantDemand } from './variant-demand.js';
+import type { PublicationFeed, VariantDemandRepository } from '../warming-types.js';
 
 type Row = Record<string, unknown>;
 type Client = pg.ClientBase;
@@ -73,6 +76,16 @@ export class PostgresStore implements Store {
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
+    this.demand = new PostgresVariantDemand(this.pool);
+    this.databaseUrl = databaseUrl;
+  }
+
+  readonly demand: VariantDemandRepository;
+  private readonly databaseUrl: string;
+
+  /** Its own connection, outside the pool: a LISTEN lives as long as its session. */
+  publicationFeed(): PublicationFeed {
+    return new PostgresPublicationFeed(this.databaseUrl);
   }
 
   async migrate(): Promise<void> {

@@ -16,6 +16,9 @@ import { KeyLookupCache } from './key-lookup-cache.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
 import { AppendThread, PageWorkers } from './store-threads.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
+import { SqlitePublicationFeed } from './publication-feed.js';
+import { SqliteVariantDemand } from './variant-demand.js';
+import type { PublicationFeed, VariantDemandRepository } from '../warming-types.js';
 
 type Row = Record<string, unknown>;
 
@@ -58,6 +61,18 @@ export class SqliteStore implements Store {
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path);
     this.pageRunner = { workers: this.pageWorkers, runHere: (sql, values) => this.prepare(sql).pluck().get(values) };
+    this.demand = new SqliteVariantDemand(this.db);
+    this.path = path;
+  }
+
+  readonly demand: VariantDemandRepository;
+  private readonly path: string;
+  private readonly feeds = new Set<SqlitePublicationFeed>();
+
+  publicationFeed(): PublicationFeed {
+    const feed: SqlitePublicationFeed = new SqlitePublicationFeed(this.db, this.path, () => this.feeds.delete(feed));
+    this.feeds.add(feed);
+    return feed;
   }
 
   private readonly pageWorkers: PageWorkers | null;
@@ -205,7 +220,13 @@ export class SqliteStore implements Store {
     const draftId = Number(
       this.prepare("INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ?)").run(storeId, now).lastInsertRowid,
     );
-    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids), () => this.keyLookups.invalidate(), this.appendThread);
+    return new SqliteDraft(this.db, storeId, draftId, (ids) => this.dropPriceLists(ids), () => this.latestChanged(), this.appendThread);
+  }
+
+  /** A publication committed on this connection: remembered key look-ups name the old list, and feeds look at the log. */
+  private latestChanged(): void {
+    this.keyLookups.invalidate();
+    for (const feed of this.feeds) feed.nudge();
   }
 
   async getLatestPriceList(storeId: string): Promise<PriceListRecord | null> {

@@ -4,7 +4,7 @@ import type { RecordReader } from '../model/delimited-record.js';
 import { takesRecordSource, type ExportCategory, type ExportMeta, type ExportWriter, type ExportWriters } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
-import type { LatestPriceList, PriceListRecord, Store, StoreRecord } from '../store/types.js';
+import type { PriceListRecord, Store, StoreRecord } from '../store/types.js';
 import { getProfileForStore } from './profiles.js';
 
 /*
@@ -23,7 +23,7 @@ export interface ExportRequest {
   profileId: number | null;
 }
 
-/** Whose list: a key lookup's store and latest list, or a row of `latestLists()`. */
+/** Whose list: a key lookup's store and latest list (or the warmer's read of it). */
 export interface ExportSubject {
   store: StoreRecord;
   list: PriceListRecord | null;
@@ -74,8 +74,6 @@ export interface ExportService {
   resolve(subject: ExportSubject, request: ExportRequest): Promise<ResolvedExport>;
   /** The file's bytes, rendered by the variant's writer from the list (read as the writer goes). */
   open(resolved: ResolvedExport): AsyncIterable<Uint8Array>;
-  /** Every store's latest list, in one query (the cache warmer's poll). */
-  latestLists(): Promise<LatestPriceList[]>;
   /** Starts what exports read on (SQLite: its page threads) before the first export asks. */
   start(): void;
 }
@@ -143,7 +141,6 @@ export function createExportService({ db, writers }: { db: Store; writers: Expor
     formats,
     resolve,
     open,
-    latestLists: () => db.listLatestPriceLists(),
     start: () => db.startExportThreads?.(),
   };
 }

@@ -2,6 +2,8 @@ import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { ExportService } from '../domain/exports.js';
+import { createDemandService, type DemandService } from '../domain/variant-demand.js';
+import type { PublicationWarmer } from '../render-cache/publication-warmer.js';
 import type { Store } from '../store/types.js';
 import type { RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
@@ -30,6 +32,8 @@ export interface AppDependencies {
   counter?: RateCounter;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The clock of variant demand (tests move it by days); the system clock by default. */
+  now?: () => Date;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -59,6 +63,17 @@ export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.Writable
     },
     redact: { paths: ['req.headers', 'req.url', 'req.query', 'req.params', 'headers'], remove: true },
   };
+}
+
+const warmers = new WeakMap<FastifyInstance, PublicationWarmer>();
+const demands = new WeakMap<FastifyInstance, DemandService>();
+
+/** The app's warmer and demand (tests wait for `idle()` and write demand with `flush()` instead of sleeping). */
+export function warmingOf(app: FastifyInstance): { warmer: PublicationWarmer; demand: DemandService } {
+  const warmer = warmers.get(app);
+  const demand = demands.get(app);
+  if (!warmer || !demand) throw new Error('not an app built by buildApp');
+  return { warmer, demand };
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -110,11 +125,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       await registerOpenApi(scope, config);
       registerMeRoute(scope, store, gate, publicBase, deps.exports.formats);
       registerBuilderRoute(scope, config);
-      const delivery = { exports: deps.exports, cache: renderCacheOf(scope) };
+      const demand = createDemandService({ db: store, exports: deps.exports, now: deps.now, onError: () => scope.log.warn('variant demand: a batch was not written') });
+      const delivery = { exports: deps.exports, cache: renderCacheOf(scope), demand };
       registerExportRoutes(scope, store, gate, delivery);
       registerSummaryRoute(scope, store, gate, delivery);
       registerFeedCheckRoute(scope, store, gate);
-      registerExportWarming(scope, delivery);
+      warmers.set(app, registerExportWarming(scope, delivery, demand));
+      demands.set(app, demand);
       scope.addHook('onReady', async () => deps.exports.start());
     },
     { prefix: config.basePath },

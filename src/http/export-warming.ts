@@ -32,7 +32,8 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
     warm: async (storeId) => {
       const started = performance.now();
       const plans = await demand.hotExports(storeId);
-      if (plans.length === 0) return;
+      // One line per publication (never per store): what was warmed, and that the work is done.
+      if (plans.length === 0) return void app.log.info({ storeId, variants: 0 }, 'hot variants warmed');
       const { version } = plans[0].resolved.variant;
       cache.noteLatest(storeId, version);
       let next = 0;

@@ -126,7 +126,7 @@ for (const dialect of DIALECTS) {
 
       const list = await publishJson(db.store, 'cold-shop', items(200, 'v2'));
       await warmedLine('cold-shop', list.version);
-      const line = logLines.find((l) => l.includes('hot variants warmed') && l.includes('"storeId":"cold-shop"'))!;
+      const line = logLines.find((l) => l.includes('hot variants warmed') && l.includes('"storeId":"cold-shop"') && l.includes(`"version":${list.version}`))!;
       assert.equal(JSON.parse(line).variants, 2, 'xml and json; not the tsv asked for 8 days ago');
       for (const query of ['format=xml', 'format=json']) {
         assert.ok((await get(app, address(key, query), {}, 'HEAD')).headers['content-length'], `${query} is cached`);

@@ -4,15 +4,19 @@ import type { Publication, PublicationFeed } from '../warming-types.js';
 /** The channel the publication trigger notifies (schema.ts, migration 2). */
 export const PUBLICATION_CHANNEL = 'price_export_publication';
 
+/** How the listening connection shows in pg_stat_activity (an operator counts one per instance). */
+export const FEED_APPLICATION_NAME = 'price-export publication feed';
+
 /** Waits between attempts to listen again after the connection is lost: 1 s, doubling up to 30 s. */
 const RECONNECT_FIRST_MS = 1_000;
 const RECONNECT_MAX_MS = 30_000;
 /**
  * After a reconnect, the log is read back this far before the newest row seen: a publication whose
  * log row got a lower seq but committed later (two stores publishing at once) is not missed.
- * The warmer skips a version it has already warmed, so reading a row twice costs nothing.
+ * Rows already told (or older than the feed's start) are not told again.
  */
 const CATCH_UP_SLACK_MS = 60_000;
+const MAX_TOLD = 10_000;
 
 /**
  * Publications on PostgreSQL: one connection of this instance (outside the pool) LISTENs; the
@@ -29,8 +33,10 @@ export class PostgresPublicationFeed implements PublicationFeed {
   private retryTimer: NodeJS.Timeout | null = null;
   /** The newest log row seen. */
   private seen = { seq: 0, at: new Date(0) };
-  /** False until the first connection has read where the log stands: nothing published before the start is news. */
-  private baselined = false;
+  /** Null until the first connection has read where the log stands: nothing up to it (published before the start) is news. */
+  private baseline: number | null = null;
+  /** Rows told already, so the catch-up's slack does not tell them twice (bounded: cleared when full). */
+  private readonly told = new Set<number>();
   private connecting: Promise<void> | null = null;
 
   constructor(private readonly databaseUrl: string) {}
@@ -58,7 +64,7 @@ export class PostgresPublicationFeed implements PublicationFeed {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 3_000, keepAlive: true });
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 3_000, keepAlive: true, application_name: FEED_APPLICATION_NAME });
     // One handler for both: a lost connection emits 'error' and/or 'end'.
     let lost = false;
     const onLost = (error?: unknown) => {
@@ -97,11 +103,11 @@ export class PostgresPublicationFeed implements PublicationFeed {
 
   /** Listening: what committed before LISTEN and after the last row seen is read from the log. */
   private async catchUp(client: pg.Client): Promise<void> {
-    if (!this.baselined) {
+    if (this.baseline === null) {
       const { rows } = await client.query<{ seq: string | null; at: Date | null }>('SELECT max(seq)::text AS seq, max(logged_at) AS at FROM publication_log');
       const seq = Number(rows[0].seq ?? 0);
       if (seq > this.seen.seq) this.seen = { seq, at: rows[0].at ?? new Date(0) };
-      this.baselined = true;
+      this.baseline = seq;
       return;
     }
     const since = new Date(this.seen.at.getTime() - CATCH_UP_SLACK_MS);
@@ -109,14 +115,20 @@ export class PostgresPublicationFeed implements PublicationFeed {
       'SELECT seq::text, store_id, version, logged_at FROM publication_log WHERE seq > $1 OR logged_at >= $2 ORDER BY seq',
       [this.seen.seq, since],
     );
-    for (const row of rows) this.deliver([{ seq: Number(row.seq), storeId: row.store_id, version: row.version }], row.logged_at);
+    for (const row of rows) {
+      if (Number(row.seq) > this.baseline) this.deliver([{ seq: Number(row.seq), storeId: row.store_id, version: row.version }], row.logged_at);
+    }
   }
 
   private deliver(publications: Publication[], at: Date): void {
-    for (const p of publications) {
+    const fresh = publications.filter((p) => !this.told.has(p.seq));
+    if (fresh.length === 0) return;
+    if (this.told.size >= MAX_TOLD) this.told.clear();
+    for (const p of fresh) {
+      this.told.add(p.seq);
       if (p.seq > this.seen.seq) this.seen = { seq: p.seq, at };
     }
-    this.onPublished?.(publications);
+    this.onPublished?.(fresh);
   }
 
   private scheduleRetry(): void {

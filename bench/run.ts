@@ -2,7 +2,7 @@
  * `npm run bench`: the figures of the issue "Speed and memory", each against a reference
  * measured in the same run, written with the machine's description to bench/RESULTS.md.
  *
- *   npm run bench [-- --quick] [-- --only first-csv,repeat,…] [-- --skip-others] [-- --seconds 10] [-- --profile-all]
+ *   npm run bench [-- --quick] [-- --only first-csv,repeat,304,metrics-304,…] [-- --skip-others] [-- --seconds 10] [-- --profile-all]
  *
  * The service runs as its own process (the build in .cache/bench-dist, else the TypeScript
  * through tsx) on a SQLite database filled here; loads come from wrk. A figure that misses its
@@ -20,6 +20,7 @@ import { framesTable, monotonicMicros, threadProfiles, topFrames, type Window } 
 import { download } from './http-client.js';
 import { startNginx } from './nginx.js';
 import type { ReferenceRun } from './references.js';
+import { measureMetricsOverhead } from './metrics-overhead.js';
 import { cpuSeconds, rssMiB, sampleRss, startServer, type ServerProcess } from './server-process.js';
 import { renderResults, type Figure } from './results.js';
 import { wrk } from './wrk.js';
@@ -279,6 +280,22 @@ async function revalidations(): Promise<void> {
   }
 }
 
+/** Issue #21: 304s with metrics on ÷ off, median of ≥ 5 alternating rounds (bench/metrics-overhead.ts). */
+async function metricsOverhead(): Promise<void> {
+  const result = await measureMetricsOverhead({ command, databaseUrl: dbUrl, cwd: ROOT, cachedUrl: cachedCsvUrl, rounds: 5, seconds: WRK_SECONDS, log });
+  const { throughput, perCpu } = result;
+  figures.push({
+    figure: '304 revalidations/s with metrics on ÷ off, 32 connections (median of 5 alternating rounds)',
+    measured: `${throughput.median.toFixed(3)}× (rounds ${throughput.min.toFixed(3)}–${throughput.max.toFixed(3)}); per CPU-second ${perCpu.median.toFixed(3)}× (${perCpu.min.toFixed(3)}–${perCpu.max.toFixed(3)})`,
+    reference: 'the same service with METRICS=off',
+    ratio: throughput.median,
+    cpuRatio: perCpu.median,
+    goal: '≥ 0.95×',
+    met: throughput.median >= 0.95 && result.errors.length === 0,
+  });
+  if (result.errors.length > 0) notes.push(`304 with metrics: ${result.errors.join('; ')}`);
+}
+
 async function singleFlight(): Promise<void> {
   const outcome = await withServer([], async (s) => {
     const url = exportUrl(s, 'medium', 'format=tsv&only_available=true');
@@ -396,6 +413,7 @@ try {
   if (wanted('rss')) await peakRss();
   if (wanted('repeat')) await repeatDownloads();
   if (wanted('304')) await revalidations();
+  if (wanted('metrics-304')) await metricsOverhead();
   if (wanted('single-flight')) await singleFlight();
   if (wanted('warm')) await warmedAfterPublication();
   if (wanted('publish') && !args['skip-others']) publishing();

@@ -6,7 +6,9 @@ import { importKey, issueKey, listKeys, revokeKey } from '../domain/keys.js';
 import { putProfile } from '../domain/profiles.js';
 import { readSource, sourceFormatOf } from '../domain/publication-source.js';
 import { publishPriceList } from '../domain/publishing.js';
+import { sourceEncodingOf } from '../domain/text-decoding.js';
 import { createStore } from '../domain/stores.js';
+import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
 import { openStore } from '../store/factory.js';
 import type { Store } from '../store/types.js';
@@ -21,8 +23,9 @@ export const USAGE = `Usage: price-export <command>
   key list --store ID [--json]                       id, label, prefix, dates; never values
   key revoke KEY_ID
   profile put --store ID --file PROFILE.json [--id N]   creates, or replaces N; prints the id
-  publish --store ID FILE                            .json, .ndjson or .csv; prints the new version
+  publish --store ID [--encoding windows-1251] FILE  .json, .ndjson or .csv (UTF-8 unless told); prints the new version
   demo                                               a demo store, key, profile and price list
+  doctor                                             checks configuration, database, Redis, cache directory; exit 1 if anything is wrong
 
 Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
@@ -121,6 +124,7 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
     default:
       break;
   }
+  if (command === 'doctor' && sub === undefined) return runDoctor({ env: process.env, print: line });
   if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out);
   if (command === 'demo') {
     const demo = await withStore((store) => setUpDemo(store));
@@ -135,14 +139,17 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
 }
 
 async function publish(args: string[], out: Out): Promise<number> {
-  const { values, positionals } = options(args, { store: { type: 'string' } }, 1);
+  const { values, positionals } = options(args, { store: { type: 'string' }, encoding: { type: 'string' } }, 1);
   const storeId = required(values.store, 'store');
+  const encoding = sourceEncodingOf(values.encoding ?? 'utf-8');
+  if (encoding === null) throw usageError('--encoding must be utf-8 or windows-1251');
   const file = required(positionals[0], 'FILE (the last argument)');
   if (!existsSync(file)) throw new AppError('invalid_input', `no such file: ${file}`);
   const started = Date.now();
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
+  const { maxFieldChars, maxLineBytes } = loadConfig();
   const list = await withStore((store) =>
-    publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file)), { onProgress: progress }),
+    publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), { onProgress: progress, maxFieldChars }),
   );
   if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   // The feed check's counts (CONTRACT §14): warnings on stderr, so stdout stays the version alone.

@@ -2,6 +2,8 @@ import { loadConfig } from '../config/config.js';
 import { demoAddresses, setUpDemo } from '../domain/demo.js';
 import { buildPublicApp } from '../composition.js';
 import { installGracefulShutdown } from '../http/graceful-shutdown.js';
+import { listenForMetrics } from '../http/operations/metrics-endpoint.js';
+import { noopMetrics } from '../metrics/interface.js';
 import { openStore } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
 
@@ -15,27 +17,32 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   if (options.seedDemo && !config.production && (await store.listStores()).length === 0) demo = await setUpDemo(store);
 
   const counter = await openCounter(config.redisUrl);
-  const app = await buildPublicApp({ config, store, counter });
+  // Metrics are kept only where someone can scrape them: the admin API or METRICS_PORT.
+  const scraped = config.metrics && (config.adminToken !== null || config.metricsPort !== null);
+  const metrics = scraped ? new (await import('../metrics/prometheus.js')).PrometheusMetrics() : noopMetrics;
+  const app = await buildPublicApp({ config, store, counter, metrics });
   await app.listen({ port: config.port, host: config.host });
 
   let admin = null;
   if (config.adminToken !== null) {
     const { buildAdminApp } = await import('../http/admin/admin-app.js');
-    admin = await buildAdminApp({ config, store });
+    admin = await buildAdminApp({ config, store, metrics });
     await admin.listen({ port: config.adminPort, host: config.adminHost });
   }
+  const metricsServer = scraped && config.metricsPort !== null ? await listenForMetrics(metrics, config.metricsPort) : null;
 
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = config.publicUrl ?? `http://localhost:${port}${config.basePath}`;
   if (demo) {
-    // Printed for the newcomer at the terminal, not logged: the key is shown this once.
-    process.stdout.write(
+    // Printed for the newcomer at the terminal, never logged: the key is shown this once. Standard
+    // error, because standard output carries the JSON log lines, which a collector keeps.
+    process.stderr.write(
       `\nDemo store "${demo.storeId}" created. Demo API key (shown once):\n  ${demo.key}\n\nTry:\n` +
         demoAddresses(base, demo.key, demo.profile.id).map((line) => `  ${line}`).join('\n') +
         `\n\nDocs: ${base}/docs   Export-link builder: ${base}/\n\n`,
     );
   }
 
-  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [() => counter.close(), () => store.close()] });
+  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [async () => void metricsServer?.close(), () => counter.close(), () => store.close()] });
 }

@@ -2,6 +2,11 @@
  * Configuration, read from the environment once at start, validated, frozen.
  * Nothing else in the project reads process.env.
  */
+/** The longest text field of a published item, in characters (MAX_FIELD_CHARS). */
+export const DEFAULT_MAX_FIELD_CHARS = 1_000_000;
+/** The longest NDJSON line or CSV record of a publication, in bytes (MAX_LINE_BYTES); far below V8's longest string. */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
 export interface Config {
   databaseUrl: string;
   port: number;
@@ -17,6 +22,8 @@ export interface Config {
   redisUrl: string | null;
   rateLimitPerMin: number;
   authFailLimitPerMin: number;
+  /** Wrong admin tokens a minute per client address (ADMIN_AUTH_FAIL_LIMIT_PER_MIN). */
+  adminAuthFailLimitPerMin: number;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (the failed-key limit is
    * per client): false (none, the default), a hop count, or a list of proxy addresses/CIDRs.
@@ -24,6 +31,25 @@ export interface Config {
   trustProxy: false | number | string[];
   /** NODE_ENV=production: no demo seeding on start. */
   production: boolean;
+  /** Publication limits: a longer text field, NDJSON line or CSV record refuses the file. */
+  maxFieldChars: number;
+  maxLineBytes: number;
+  /**
+   * Host headers /api/me may build its address templates from when PUBLIC_URL is not set
+   * (ALLOWED_HOSTS, lower case, `host` or `host:port`); null: any Host outside production, none in it.
+   */
+  allowedHosts: string[] | null;
+  /** Open connections per process on the public port (MAX_CONNECTIONS); newer ones are closed on arrival. */
+  maxConnections: number;
+  /** Seconds a public connection may pass with no traffic either way before it is closed (IDLE_TIMEOUT_SECONDS). */
+  idleTimeoutSeconds: number;
+  /** The render cache's root (CACHE_DIR); null: `price-export-cache` under the OS temp folder. */
+  cacheDir: string | null;
+  // Operations (issue #21).
+  /** METRICS=off turns metrics off; on (the default) they are served where metricsPort / the admin API says. */
+  metrics: boolean;
+  /** METRICS_PORT: GET /metrics on 127.0.0.1 at this port, without the admin token; null: only on the admin API. */
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +115,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     else problems.push(`TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses/CIDRs, got "${trustProxyText}"`);
   }
 
+  const cacheDir = read('CACHE_DIR');
+  if (cacheDir !== undefined && !cacheDir.startsWith('/')) problems.push(`CACHE_DIR must be an absolute path, got "${cacheDir}"`);
+
+  const allowedHostsText = read('ALLOWED_HOSTS');
+  const allowedHosts = allowedHostsText?.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '') ?? null;
+  for (const host of allowedHosts ?? []) {
+    if (!/^([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(host)) problems.push(`ALLOWED_HOSTS must list host or host:port names, comma-separated; "${host}" is not one`);
+  }
+  // Operations (issue #21): metrics on or off, and their loopback port.
+  const metricsText = (read('METRICS') ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(metricsText)) problems.push(`METRICS must be on or off, got "${metricsText}"`);
+  const metricsPort = read('METRICS_PORT') === undefined ? null : integer('METRICS_PORT', 0, 1, 65535);
+
   const config: Config = {
     databaseUrl,
     port: integer('PORT', 8080, 0, 65535),
@@ -102,8 +141,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     redisUrl,
     rateLimitPerMin: integer('RATE_LIMIT_PER_MIN', 120, 1, 1_000_000),
     authFailLimitPerMin: integer('AUTH_FAIL_LIMIT_PER_MIN', 20, 1, 1_000_000),
+    adminAuthFailLimitPerMin: integer('ADMIN_AUTH_FAIL_LIMIT_PER_MIN', 30, 1, 1_000_000),
     trustProxy,
     production: read('NODE_ENV') === 'production',
+    maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
+    cacheDir: cacheDir ?? null,
+    allowedHosts,
+    maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    idleTimeoutSeconds: integer('IDLE_TIMEOUT_SECONDS', 120, 1, 86_400),
+    maxLineBytes: integer('MAX_LINE_BYTES', DEFAULT_MAX_LINE_BYTES, 1, 256 * 1024 * 1024),
+    metrics: metricsText !== 'off',
+    metricsPort,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

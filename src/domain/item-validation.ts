@@ -1,5 +1,7 @@
+import { DEFAULT_MAX_FIELD_CHARS } from '../config/config.js';
 import { parseMoney, type Cents } from '../model/money.js';
 import type { Competitor, PriceItem } from '../model/price-item.js';
+import { textProblem } from '../model/text.js';
 
 /**
  * Turns one published row into a PriceItem, or lists every reason it is bad (CONTRACT §2).
@@ -10,10 +12,17 @@ export function normalizeItem(
   raw: unknown,
   storeCurrency: string,
   text = false,
+  maxFieldChars = DEFAULT_MAX_FIELD_CHARS,
 ): { item: PriceItem; problems?: undefined } | { item?: undefined; problems: string[] } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problems: ['must be an object'] };
   const row = raw as Record<string, unknown>;
   const problems: string[] = [];
+  /** One rule for every piece of text in an item: pushes `<name> <why>` and answers false when it breaks it. */
+  const checkText = (name: string, value: string): boolean => {
+    const problem = textProblem(value) ?? (value.length > maxFieldChars ? `longer than ${maxFieldChars} characters (MAX_FIELD_CHARS)` : null);
+    if (problem !== null) problems.push(`${name} ${problem}`);
+    return problem === null;
+  };
   const present = (name: string): boolean => row[name] !== undefined && row[name] !== null && !(text && row[name] === '');
 
   const string = (name: string, required = false, max = Infinity): string | null => {
@@ -27,8 +36,8 @@ export function normalizeItem(
       problems.push(`${name} must be a string`);
       return null;
     }
-    if (CONTROL_CHARACTER.test(value)) problems.push(`${name} contains a control character (only tab, line feed and carriage return are allowed)`);
-    else if (required && value.trim() === '') problems.push(`${name} must not be empty`);
+    if (!checkText(name, value)) return value;
+    if (required && value.trim() === '') problems.push(`${name} must not be empty`);
     else if (value.length > max) problems.push(`${name} must be at most ${max} characters`);
     return value;
   };
@@ -78,9 +87,9 @@ export function normalizeItem(
   }
 
   const category = string('category');
-  const competitors = parseCompetitors(text ? fromJsonText(row.competitors) : row.competitors, present('competitors'), problems);
-  const attributes = parseAttributes(text ? fromJsonText(row.attributes) : row.attributes, present('attributes'), problems);
-  if (text) collectAttributeColumns(row, attributes, problems);
+  const competitors = parseCompetitors(text ? fromJsonText(row.competitors) : row.competitors, present('competitors'), problems, checkText);
+  const attributes = parseAttributes(text ? fromJsonText(row.attributes) : row.attributes, present('attributes'), problems, checkText);
+  if (text) collectAttributeColumns(row, attributes, problems, checkText);
 
   const item: PriceItem = {
     offer_id: offerId ?? '',
@@ -105,8 +114,7 @@ export function normalizeItem(
   return problems.length > 0 ? { problems } : { item };
 }
 
-/** C0 controls but tab, LF and CR: XML 1.0 cannot carry them and PostgreSQL refuses NUL. */
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+type CheckText = (name: string, value: string) => boolean;
 
 /** `Electronics /Phones ` → `Electronics / Phones`: one spelling per path, so category ids stay stable. */
 export const normalizeCategory = (path: string): string =>
@@ -139,7 +147,7 @@ function fromJsonText(value: unknown): unknown {
   }
 }
 
-function parseCompetitors(value: unknown, present: boolean, problems: string[]): Competitor[] | null {
+function parseCompetitors(value: unknown, present: boolean, problems: string[], checkText: CheckText): Competitor[] | null {
   if (!present || value === undefined || value === null) return null;
   if (!Array.isArray(value)) {
     problems.push('competitors must be a list of {name, price, url?, available?}');
@@ -151,11 +159,12 @@ function parseCompetitors(value: unknown, present: boolean, problems: string[]):
     if (entry === null || typeof entry !== 'object') return void problems.push(`${at} must be an object`);
     const c = entry as Record<string, unknown>;
     if (typeof c.name !== 'string' || c.name.trim() === '') return void problems.push(`${at}.name is required`);
-    if (CONTROL_CHARACTER.test(c.name)) return void problems.push(`${at}.name contains a control character`);
+    if (!checkText(`${at}.name`, c.name)) return;
     const price = parseMoney(c.price);
     if (typeof price === 'string') return void problems.push(`${at}.price ${price}`);
     const url = c.url === undefined || c.url === null ? null : c.url;
     if (url !== null && (typeof url !== 'string' || !isHttpUrl(url))) return void problems.push(`${at}.url must be an absolute http(s) URL`);
+    if (url !== null && !checkText(`${at}.url`, url)) return;
     const available = c.available === undefined || c.available === null ? null : parseBoolean(c.available);
     if (available === null && c.available !== undefined && c.available !== null) return void problems.push(`${at}.available must be true or false`);
     competitors.push({ name: c.name.trim(), price, url: url as string | null, available });
@@ -163,7 +172,7 @@ function parseCompetitors(value: unknown, present: boolean, problems: string[]):
   return competitors.length > 0 ? competitors : null;
 }
 
-function parseAttributes(value: unknown, present: boolean, problems: string[]): Map<string, string> {
+function parseAttributes(value: unknown, present: boolean, problems: string[], checkText: CheckText): Map<string, string> {
   const attributes = new Map<string, string>();
   if (!present || value === undefined || value === null) return attributes;
   if (typeof value !== 'object' || Array.isArray(value)) {
@@ -171,20 +180,26 @@ function parseAttributes(value: unknown, present: boolean, problems: string[]): 
     return attributes;
   }
   for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof entry === 'string' && CONTROL_CHARACTER.test(entry)) problems.push(`attributes.${key} contains a control character`);
-    else if (typeof entry === 'string') attributes.set(key, entry);
-    else if (typeof entry === 'number' || typeof entry === 'boolean') attributes.set(key, String(entry));
+    if (!checkAttributeKey(key, checkText)) continue;
+    if (typeof entry === 'string') {
+      if (checkText(`attributes.${key}`, entry)) attributes.set(key, entry);
+    } else if (typeof entry === 'number' || typeof entry === 'boolean') attributes.set(key, String(entry));
     else if (entry !== null) problems.push(`attributes.${key} must be a string`);
   }
   return attributes;
 }
 
 /** CSV spells attributes as columns named `attributes.<key>`. */
-function collectAttributeColumns(row: Record<string, unknown>, attributes: Map<string, string>, problems: string[]): void {
+function collectAttributeColumns(row: Record<string, unknown>, attributes: Map<string, string>, problems: string[], checkText: CheckText): void {
   for (const [column, value] of Object.entries(row)) {
     if (!column.startsWith('attributes.') || typeof value !== 'string' || value === '') continue;
     const key = column.slice('attributes.'.length);
     if (key === '') problems.push('a column named "attributes." needs a key after the dot');
-    else attributes.set(key, value);
+    else if (checkAttributeKey(key, checkText) && checkText(column, value)) attributes.set(key, value);
   }
+}
+
+/** An attribute's name becomes a JSON property, an XML element and a CSV header: the same text rule as its value. */
+function checkAttributeKey(key: string, checkText: CheckText): boolean {
+  return checkText('an attribute name', key);
 }

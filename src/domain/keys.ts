@@ -1,6 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import type { ApiKeyRecord, KeyLookup, Store } from '../store/types.js';
 import { displayPrefix, generateApiKey, generateKeyId, hashApiKey, isImportableLegacyKey, keyShape } from './api-key.js';
+import { textProblems } from '../model/text.js';
 import { getStoreOrFail } from './stores.js';
 
 /** last_used_at is written at most this often per key, so polling does not turn reads into writes. */
@@ -13,6 +14,7 @@ export interface IssuedKey {
 }
 
 export async function issueKey(store: Store, storeId: string, label: string | null): Promise<IssuedKey> {
+  checkLabel(label);
   await getStoreOrFail(store, storeId);
   const value = generateApiKey();
   const record = await store.insertKey({ id: generateKeyId(), store_id: storeId, label, prefix: displayPrefix(value), hash: hashApiKey(value) });
@@ -21,6 +23,7 @@ export async function issueKey(store: Store, storeId: string, label: string | nu
 
 /** A predecessor's key, imported by value and stored hashed like any other. */
 export async function importKey(store: Store, storeId: string, value: string, label: string | null): Promise<ApiKeyRecord> {
+  checkLabel(label);
   await getStoreOrFail(store, storeId);
   if (!isImportableLegacyKey(value)) {
     throw new AppError('invalid_input', 'a legacy key is 1–256 characters of A-Z a-z 0-9 - _ . ~ and does not start with "pex_"');
@@ -28,6 +31,12 @@ export async function importKey(store: Store, storeId: string, value: string, la
   const hash = hashApiKey(value);
   if (await store.findKeyByHash(hash)) throw new AppError('key_exists', 'this key is already registered');
   return store.insertKey({ id: generateKeyId(), store_id: storeId, label: label ?? 'imported', prefix: displayPrefix(value), hash });
+}
+
+/** A label is printed by `key list` to a terminal: no ESC sequences, no NUL (PostgreSQL refuses it). */
+function checkLabel(label: string | null): void {
+  const problems = textProblems({ label });
+  if (problems.length > 0) throw new AppError('invalid_input', problems.join('; '));
 }
 
 export async function listKeys(store: Store, storeId: string): Promise<ApiKeyRecord[]> {

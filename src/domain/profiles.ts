@@ -1,7 +1,8 @@
 import { AppError } from '../errors/app-error.js';
 import type { Store } from '../store/types.js';
 import { isItemField } from '../model/price-item.js';
-import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile, type ProfileColumn, type ProfileDefinition } from '../model/profile.js';
+import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, PROFILE_DELIMITERS, type Profile, type ProfileColumn, type ProfileDefinition } from '../model/profile.js';
+import { textProblems } from '../model/text.js';
 import { getStoreOrFail } from './stores.js';
 
 /** Checks a profile file (contract/profile-sample.json) and fills the defaults; lists every problem. */
@@ -10,6 +11,7 @@ export function validateProfile(raw: unknown): ProfileDefinition {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new AppError('invalid_input', 'a profile must be a JSON object');
   const input = raw as Record<string, unknown>;
   if (typeof input.name !== 'string' || input.name.trim() === '') problems.push('name must be a non-empty string');
+  else problems.push(...textProblems({ name: input.name }));
 
   const columns: ProfileColumn[] = [];
   if (!Array.isArray(input.columns) || input.columns.length === 0) problems.push('columns must be a non-empty list');
@@ -26,6 +28,8 @@ export function validateProfile(raw: unknown): ProfileDefinition {
       if (!hasField && typeof c.value !== 'string') return void problems.push(`${at}.value must be a string`);
       if (typeof c.title !== 'string' || c.title === '') return void problems.push(`${at}.title must be a non-empty string`);
       if (c.key !== undefined && (typeof c.key !== 'string' || c.key === '')) return void problems.push(`${at}.key must be a non-empty string`);
+      const textFaults = textProblems({ [`${at}.field`]: c.field as string, [`${at}.value`]: c.value as string, [`${at}.title`]: c.title, [`${at}.key`]: c.key as string });
+      if (textFaults.length > 0) return void problems.push(...textFaults);
       columns.push({
         ...(hasField ? { field: c.field as string } : { value: c.value as string }),
         title: c.title,
@@ -40,8 +44,8 @@ export function validateProfile(raw: unknown): ProfileDefinition {
   if (repeated.length > 0) problems.push(`column keys must be unique; repeated: ${repeated.map((k) => `"${k}"`).join(', ')} (set "key" on one of them)`);
 
   const delimiter = input.delimiter ?? DEFAULT_TABULAR_OPTIONS.delimiter;
-  if (typeof delimiter !== 'string' || [...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
-    problems.push('delimiter must be one character other than ", CR or LF');
+  if (typeof delimiter !== 'string' || !PROFILE_DELIMITERS.includes(delimiter)) {
+    problems.push('delimiter must be one of "," ";" "|" or a tab ("\\t")');
   }
   const decimal = input.decimal_separator ?? DEFAULT_TABULAR_OPTIONS.decimal_separator;
   if (decimal !== '.' && decimal !== ',') problems.push('decimal_separator must be "." or ","');
@@ -84,9 +88,15 @@ export async function putProfile(store: Store, storeId: string, raw: unknown, id
   return profile;
 }
 
-/** A store's profile for an export; another store's is answered exactly like a missing one. */
+/**
+ * A store's profile for an export; another store's is answered exactly like a missing one.
+ * An id beyond Number.MAX_SAFE_INTEGER was rounded on its way here (999999999999999999 arrives
+ * as 1e18) and is never one we issued: it is looked up as id 0, which no profile has, so it
+ * gets the same query and the same 404 as any unknown id, and the rounded number is not echoed.
+ */
 export async function getProfileForStore(store: Store, storeId: string, id: number): Promise<Profile> {
-  const profile = await store.getProfile(id);
-  if (!profile || profile.store_id !== storeId) throw new AppError('profile_not_found', `no export profile ${id} for this key`);
+  const exact = Number.isSafeInteger(id) && id > 0;
+  const profile = await store.getProfile(exact ? id : 0);
+  if (!profile || profile.store_id !== storeId) throw new AppError('profile_not_found', exact ? `no export profile ${id} for this key` : 'no such export profile for this key');
   return profile;
 }

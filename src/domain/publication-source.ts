@@ -1,9 +1,10 @@
-import { StringDecoder } from 'node:string_decoder';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
+import { decodedAsUtf8, type SourceEncoding } from './text-decoding.js';
 
 /**
  * Connects the stages so that an error or an early close anywhere (an upload cut off half-way)
@@ -32,12 +33,38 @@ export function sourceFormatOf(nameOrType: string): SourceFormat {
   return 'json';
 }
 
-/** Reads a publication as a stream of rows; the file is never held whole. */
-export function readSource(input: Readable, format: SourceFormat): AsyncIterable<SourceRow> {
-  if (format === 'ndjson') return readNdjson(input);
-  if (format === 'csv') return readCsv(input);
-  return readJson(input);
+/** How a publication is read. */
+export interface SourceOptions {
+  /** What the bytes are in; 'utf-8' (the default) is checked, and invalid bytes refuse the file. */
+  encoding?: SourceEncoding;
+  /** The longest NDJSON line or CSV record, in bytes (MAX_LINE_BYTES): a longer one refuses the file instead of filling memory. */
+  maxLineBytes?: number;
 }
+
+/**
+ * Reads a publication as a stream of rows; the file is never held whole. Whatever goes wrong
+ * while reading (bad bytes, a line over the limit, a parser's own failure) comes out as one
+ * `invalid_publication` refusal, never as an unexpected error.
+ */
+export function readSource(input: Readable, format: SourceFormat, options: SourceOptions = {}): AsyncIterable<SourceRow> {
+  const text = chain(input, decodedAsUtf8(options.encoding ?? 'utf-8'));
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  if (format === 'ndjson') return refusingOnFailure(readNdjson(text, maxLineBytes));
+  if (format === 'csv') return refusingOnFailure(readCsv(text, maxLineBytes));
+  return refusingOnFailure(readJson(text));
+}
+
+async function* refusingOnFailure(rows: AsyncIterable<SourceRow>): AsyncIterable<SourceRow> {
+  try {
+    yield* rows;
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError('invalid_publication', `the file could not be read: ${(error as Error).message}`);
+  }
+}
+
+const tooLong = (line: number, maxLineBytes: number) =>
+  new AppError('invalid_publication', `line ${line}: longer than ${maxLineBytes} bytes (MAX_LINE_BYTES); nothing was published`);
 
 async function* readJson(input: Readable): AsyncIterable<SourceRow> {
   const { first, stream } = await peekFirstCharacter(input);
@@ -45,20 +72,31 @@ async function* readJson(input: Readable): AsyncIterable<SourceRow> {
     throw new AppError('invalid_publication', 'a JSON publication must be an array of items or an object {"items": [...]}');
   }
   // A top-level object: stream its "items" array and ignore every other key (CONTRACT §9).
-  const items = first === '[' ? chain(stream, streamArray.withParserAsStream()) : chain(stream, pick.withParserAsStream({ filter: 'items' }), streamArray.asStream());
+  // A second "items" key is refused: a parser would publish both arrays, or keep only the last.
+  let itemsKeys = 0;
+  const onlyItems = (stack: readonly unknown[]) => {
+    if (stack.length !== 1 || stack[0] !== 'items') return false;
+    if (++itemsKeys > 1) throw new AppError('invalid_publication', 'the key "items" appears twice in the top-level object');
+    return true;
+  };
+  const items = first === '[' ? chain(stream, streamArray.withParserAsStream()) : chain(stream, pick.withParserAsStream({ filter: onlyItems }), streamArray.asStream());
   try {
     for await (const { key, value } of items as AsyncIterable<{ key: number; value: unknown }>) {
       yield { position: `items[${key}]`, raw: value, text: false };
     }
   } catch (error) {
+    if (error instanceof AppError) throw error;
     throw new AppError('invalid_publication', `the file is not valid JSON: ${(error as Error).message}`);
   }
 }
 
-async function* readNdjson(input: Readable): AsyncIterable<SourceRow> {
+async function* readNdjson(input: Readable, maxLineBytes: number): AsyncIterable<SourceRow> {
   let line = 0;
-  for await (const text of splitLines(input)) {
+  for await (const bytes of splitLines(input, maxLineBytes)) {
     line++;
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
+    const start = line === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    const text = bytes.toString('utf8', start, end);
     if (text.trim() === '') continue;
     let raw: unknown;
     try {
@@ -71,19 +109,34 @@ async function* readNdjson(input: Readable): AsyncIterable<SourceRow> {
 }
 
 /**
- * Lines of a UTF-8 stream (LF or CRLF). Not readline: its iterator neither passes on the
- * input's errors nor notices an early close, so a cut-off upload would wait forever.
+ * Lines of a byte stream (LF; the reader drops a CR before it), each byte looked at once: a
+ * line's pieces are joined once, when its LF arrives (re-splitting a growing string made a
+ * 64 MB line take 20 s). A line over `maxLineBytes` is refused before it is held. Not readline:
+ * its iterator neither passes on the input's errors nor notices an early close, so a cut-off
+ * upload would wait forever.
  */
-async function* splitLines(input: Readable): AsyncIterable<string> {
-  const decoder = new StringDecoder('utf8');
-  let rest = '';
+export async function* splitLines(input: AsyncIterable<Buffer>, maxLineBytes: number): AsyncIterable<Buffer> {
+  let pieces: Buffer[] = [];
+  let pendingBytes = 0;
+  let line = 1;
   for await (const chunk of input) {
-    const lines = (rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk))).split('\n');
-    rest = lines.pop() ?? '';
-    for (const text of lines) yield text.endsWith('\r') ? text.slice(0, -1) : text;
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      if (pendingBytes + end - start > maxLineBytes) throw tooLong(line, maxLineBytes);
+      const last = chunk.subarray(start, end);
+      yield pieces.length === 0 ? last : Buffer.concat([...pieces, last]);
+      pieces = [];
+      pendingBytes = 0;
+      line++;
+      start = end + 1;
+    }
+    if (start < chunk.length) {
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > maxLineBytes) throw tooLong(line, maxLineBytes);
+      pieces.push(chunk.subarray(start));
+    }
   }
-  rest += decoder.end();
-  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+  if (pendingBytes > 0) yield Buffer.concat(pieces);
 }
 
 /** A row whose JSON did not parse: validation reports it as a bad row instead of stopping. */
@@ -91,15 +144,19 @@ export class InvalidJson {
   constructor(readonly message: string) {}
 }
 
-async function* readCsv(input: Readable): AsyncIterable<SourceRow> {
-  const parser = chain(input, parseCsv({ columns: checkCsvHeader, bom: true, info: true, relax_column_count: false, skip_empty_lines: true }));
+async function* readCsv(input: Readable, maxLineBytes: number): AsyncIterable<SourceRow> {
+  // max_record_size: a field the size of V8's longest string threw inside csv-parse where
+  // nothing caught it, and took the process down.
+  const parser = chain(input, parseCsv({ columns: checkCsvHeader, bom: true, info: true, relax_column_count: false, skip_empty_lines: true, max_record_size: maxLineBytes }));
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       yield { position: `line ${info.lines}`, raw: record, text: true };
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw new AppError('invalid_publication', `the file is not valid CSV: ${(error as Error).message}`);
+    const csvError = error as Error & { code?: string; lines?: number };
+    if (csvError.code === 'CSV_MAX_RECORD_SIZE') throw tooLong(csvError.lines ?? 0, maxLineBytes);
+    throw new AppError('invalid_publication', `the file is not valid CSV: ${csvError.message}`);
   }
 }
 
@@ -145,5 +202,7 @@ async function peekFirstCharacter(input: Readable): Promise<{ first: string; str
       return { first, stream: input };
     }
   }
+  // A stage before this one may have failed (invalid UTF-8 in the first chunk): say why, not "empty".
+  if (input.errored) throw input.errored;
   throw new AppError('invalid_publication', 'the file is empty');
 }

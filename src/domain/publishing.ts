@@ -1,4 +1,5 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
+import type { Metrics } from '../metrics/interface.js';
 import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
 import { warningsOf, type FeedWarning } from '../model/feed-check.js';
 import { publicationTallies } from './feed-check.js';
@@ -13,6 +14,10 @@ const MAX_REPORTED_PROBLEMS = 1000;
 export interface PublishOptions {
   /** Called every BATCH_SIZE rows with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /** The longest text field, in characters (MAX_FIELD_CHARS); a longer one is a bad row. */
+  maxFieldChars?: number;
+  /** Counts the publication by verdict, with its seconds (the serving process's metrics; none for the CLI). */
+  metrics?: Metrics;
 }
 
 /** A new latest list, with the feed check's warnings about it (CONTRACT §14: never a refusal). */
@@ -22,8 +27,24 @@ export type PublishedPriceList = PriceListRecord & { warnings: FeedWarning[] };
  * Validates every row and publishes the list as the store's new latest, atomically.
  * If any row is bad, nothing is published, every bad row is reported, and the previous
  * list stays latest. The feed check's rules run over the items as they pass (no second read).
+ * Counted in `options.metrics` as `published`, or `refused` for a bad row or file (`held` and
+ * `quarantined` come with the publication guard).
  */
 export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedPriceList> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  try {
+    const list = await publishUnmeasured(store, storeId, rows, options);
+    options.metrics?.publication('published', seconds());
+    return list;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'invalid_publication') options.metrics?.publication('refused', seconds());
+    throw error;
+  }
+}
+
+/** publishPriceList without the metrics. */
+async function publishUnmeasured(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedPriceList> {
   const owner = await store.getStore(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
@@ -71,7 +92,7 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
         report(rowNumber, row.position, `not valid JSON: ${row.raw.message}`);
         continue;
       }
-      const result = normalizeItem(row.raw, owner.currency, row.text);
+      const result = normalizeItem(row.raw, owner.currency, row.text, options.maxFieldChars);
       if (result.problems) {
         report(rowNumber, row.position, result.problems.join('; '));
         continue;

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js';
+import { textProblems } from '../model/text.js';
 import type { Store, StoreRecord } from '../store/types.js';
 
 const STORE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -18,6 +19,7 @@ export async function createStore(store: Store, input: CreateStoreInput): Promis
   const currency = (input.currency ?? 'RUB').toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) problems.push('currency must be an ISO 4217 code like RUB');
   if (input.url && !/^https?:\/\/\S+$/.test(input.url)) problems.push('url must be an absolute http(s) URL');
+  problems.push(...textProblems({ name: input.name, url: input.url, company: input.company }));
   if (problems.length > 0) throw new AppError('invalid_input', problems.join('; '));
   if (await store.getStore(input.id)) throw new AppError('store_exists', `a store with id "${input.id}" already exists`);
   return store.createStore({ id: input.id, name: input.name.trim(), currency, url: input.url ?? null, company: input.company ?? null });

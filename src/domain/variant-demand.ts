@@ -27,14 +27,21 @@ export interface WarmPlan {
   codings: DemandCoding[];
 }
 
+/** What a publication of one store is to be rendered in. */
+export interface HotExports {
+  /** The latest list's publication time (null: no list); the warmer's lag is measured from it. */
+  publishedAt: Date | null;
+  plans: WarmPlan[];
+}
+
 /** The demand side of warming: noting asks, and planning a publication's renders. */
 export interface DemandService {
   /** A variant was served (or revalidated) in `coding`; a Map look-up, never a query. */
   note(variant: ExportVariant, coding: DemandCoding): void;
   /** Writes the asks noted and not yet written (tests call it; otherwise it runs on its own). */
   flush(): Promise<void>;
-  /** The store's hot variants of its latest list, newest demand first; [] when none or no list. */
-  hotExports(storeId: string): Promise<WarmPlan[]>;
+  /** The store's hot variants of its latest list, newest demand first (none when nothing is hot or published). */
+  hotExports(storeId: string): Promise<HotExports>;
   /** A feed of publications by any process (store/warming-types.ts). */
   publicationFeed(): PublicationFeed;
   /** Writes what is pending and stops the timer. */
@@ -115,11 +122,11 @@ export function createDemandService({ db, exports, now = () => new Date(), onErr
 }): DemandService {
   const recorder = new DemandRecorder(db.demand, now, onError);
 
-  async function hotExports(storeId: string): Promise<WarmPlan[]> {
+  async function hotExports(storeId: string): Promise<HotExports> {
     const rows = await db.demand.hot(storeId, new Date(now().getTime() - HOT_FOR_MS));
-    if (rows.length === 0) return [];
+    if (rows.length === 0) return { publishedAt: null, plans: [] };
     const [store, list] = await Promise.all([db.getStore(storeId), db.getLatestPriceList(storeId)]);
-    if (!store || !list) return [];
+    if (!store || !list) return { publishedAt: null, plans: [] };
     // Rows come newest first; a variant's codings gather under its first (newest) row.
     const byVariant = new Map<string, { row: VariantDemand; codings: DemandCoding[] }>();
     for (const row of rows) {
@@ -137,7 +144,7 @@ export function createDemandService({ db, exports, now = () => new Date(), onErr
         // The profile was deleted or the format retired since it was asked for: nothing to render.
       }
     }
-    return plans;
+    return { publishedAt: list.published_at, plans };
   }
 
   return {

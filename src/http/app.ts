@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { ExportService } from '../domain/exports.js';
 import { createDemandService, type DemandService } from '../domain/variant-demand.js';
 import type { PublicationWarmer } from '../render-cache/publication-warmer.js';
+import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { Store } from '../store/types.js';
 import type { RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
@@ -17,11 +18,29 @@ import { registerRequestLog } from './plugins/request-log.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { acceptEveryMethod } from './public-route.js';
 import { RequestGate } from './request-gate.js';
+import { registerHealthRoutes } from './operations/health.js';
+import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from './operations/request-id.js';
+import { registerRequestMetrics } from './operations/request-metrics.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
 import { registerSummaryRoute } from './routes/summary.js';
 import { registerFeedCheckRoute } from './routes/feed-check.js';
+
+/**
+ * The absolute base of /api/me's address templates. The request's Host is the client's to
+ * choose (a link shared from a phishing host would look like ours), so it is used only when
+ * it is listed in ALLOWED_HOSTS, or anywhere outside production when no list is set; otherwise
+ * the templates are relative to the service root.
+ */
+export function publicBaseOf(config: Readonly<Config>): (host: string | undefined, protocol: string) => string {
+  return (host, protocol) => {
+    if (config.publicUrl !== null) return config.publicUrl;
+    const name = host?.toLowerCase();
+    const trusted = name !== undefined && (config.allowedHosts === null ? !config.production : config.allowedHosts.includes(name));
+    return trusted ? `${protocol}://${name}${config.basePath}` : config.basePath;
+  };
+}
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -34,6 +53,8 @@ export interface AppDependencies {
   logStream?: NodeJS.WritableStream;
   /** The clock of variant demand (tests move it by days); the system clock by default. */
   now?: () => Date;
+  /** The process's metrics (src/metrics); no-op by default. */
+  metrics?: Metrics;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -45,8 +66,23 @@ let standardOutput: pino.DestinationStream | undefined;
  * while a write is under way go out together with the next one; whatever is pending is written
  * on exit. One destination for the whole process, so the public and admin apps never interleave.
  */
-function standardOutputLog(): pino.DestinationStream {
-  return (standardOutput ??= pino.destination({ dest: 1, sync: false }));
+function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
+  return (standardOutput ??= prettyLog(config) ?? pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * At a terminal, outside production (`npm start` on a developer's machine): readable lines
+ * through pino-pretty (in pino's worker thread). Anywhere else — a pipe, a container, a log
+ * shipper — JSON lines. Null when pino-pretty is not installed (a production install).
+ */
+function prettyLog(config: Readonly<Config>): pino.DestinationStream | null {
+  if (!process.stdout.isTTY || config.production) return null;
+  try {
+    import.meta.resolve('pino-pretty');
+  } catch {
+    return null;
+  }
+  return pino.transport({ target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } });
 }
 
 /**
@@ -56,7 +92,7 @@ function standardOutputLog(): pino.DestinationStream {
 export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
-    stream: stream ?? standardOutputLog(),
+    stream: stream ?? standardOutputLog(config),
     serializers: {
       req: (req: { method?: string; routeOptions?: { url?: string } }) => ({ method: req.method, route: req.routeOptions?.url ?? '(unmatched)' }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
@@ -78,9 +114,14 @@ export function warmingOf(app: FastifyInstance): { warmer: PublicationWarmer; de
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, store } = deps;
+  const metrics = deps.metrics ?? noopMetrics;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
-    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdGenerator(config.trustProxy),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
+    // A socket with no traffic for IDLE_TIMEOUT_SECONDS is closed: idle connections cannot pile
+    // up until file descriptors run out (with MAX_CONNECTIONS below).
+    connectionTimeout: config.idleTimeoutSeconds * 1000,
     // Only the configured proxies may name the client (X-Forwarded-For is the client's to forge).
     // A hop count is documented Fastify behaviour; its types only omit the number form.
     trustProxy: config.trustProxy as boolean | string[],
@@ -103,11 +144,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: false,
   });
 
+  // Connections beyond this are closed as they arrive, leaving descriptors for the rest of the process.
+  app.server.maxConnections = config.maxConnections;
   acceptEveryMethod(app);
-  // First hook: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
+  registerRequestIdHeader(app);
+  // First hook after the id: while draining, new requests get 503 before any other work (graceful-shutdown.ts).
   registerDrain(app, config.basePath);
 
-  registerRequestLog(app);
+  registerRequestMetrics(app, metrics);
+  registerRequestLog(app, 'request', metrics);
 
   registerSecurityHeaders(app);
   registerErrorHandling(app, store, config.basePath);
@@ -115,8 +160,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
-  });
-  const publicBase = (host: string | undefined, protocol: string) => config.publicUrl ?? `${protocol}://${host ?? 'localhost'}${config.basePath}`;
+  }, metrics);
+  // Opened here, under CACHE_DIR, before the routes ask for it (export-cache.ts keeps one per server).
+  const cache = renderCacheOf(app, config.cacheDir ?? undefined);
+  metrics.watchRenderCache(() => cache.stats());
+  metrics.watchDatabasePool(() => store.poolUse?.());
+  registerHealthRoutes(app, store, config.basePath);
+  const publicBase = publicBaseOf(config);
+  if (config.production && config.publicUrl === null && config.allowedHosts === null) {
+    app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');
+  }
 
   await app.register(
     async (scope) => {

@@ -43,7 +43,9 @@ export function parseExportParams(query: unknown, allowedFormats: readonly strin
   const profileText = first(q, 'profile_id');
   let profileId: number | null = null;
   if (profileText !== null) {
-    // Up to 18 digits stays below 2^63 and parses exactly within JS's safe range for ids we issue.
+    // Up to 18 digits stays below 2^63. Beyond 2^53 Number() rounds (…993 → …992), and every
+    // rounded value is itself beyond Number.MAX_SAFE_INTEGER: the profile look-up refuses those
+    // as unknown (404) instead of fetching the neighbour the rounding landed on.
     if (!/^\d{1,18}$/.test(profileText) || /^0+$/.test(profileText)) {
       throw new AppError('invalid_parameter', 'profile_id must be a positive integer of up to 18 digits');
     }

@@ -25,13 +25,13 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
   const warmOne = async ({ resolved, codings }: WarmPlan) => {
     const key = cacheKey(resolved.variant);
     // Already cached or rendering (a request came first): warm() just waits for it.
-    await cache.warm(key, renderSource(exports, resolved));
+    await cache.warm(key, app.metrics.timeRender(resolved.variant.format, renderSource(exports, resolved)));
     for (const coding of codings) if (coding !== 'identity') cache.want(key, coding);
   };
   const warmer = new PublicationWarmer({
     warm: async (storeId) => {
       const started = performance.now();
-      const plans = await demand.hotExports(storeId);
+      const { publishedAt, plans } = await demand.hotExports(storeId);
       // One line per publication (never per store): what was warmed, and that the work is done.
       if (plans.length === 0) return void app.log.info({ storeId, variants: 0 }, 'hot variants warmed');
       const { version } = plans[0].resolved.variant;
@@ -41,6 +41,7 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
         while (next < plans.length) await warmOne(plans[next++]).catch(logFailure('render cache warmer: a variant failed to render'));
       };
       await Promise.all(Array.from({ length: Math.min(WARM_RENDERS_AT_ONCE, plans.length) }, worker));
+      if (publishedAt) app.metrics.warmerLag((Date.now() - publishedAt.getTime()) / 1000);
       app.log.info({ storeId, version, variants: plans.length, ms: Math.round(performance.now() - started) }, 'hot variants warmed');
     },
     onError: logFailure('render cache warmer failed'),

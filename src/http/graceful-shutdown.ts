@@ -41,7 +41,7 @@ export function registerDrain(app: FastifyInstance, basePath: string): void {
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    if (draining) {
+    if (draining && !request.routeOptions.config?.answersWhileDraining) {
       reply.header('Connection', 'close');
       return sendProblem(reply, new AppError('unavailable', 'the service is restarting; try again shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS }), basePath);
     }

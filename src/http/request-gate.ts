@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
+import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { KeyLookup } from '../store/types.js';
 import type { RateCounter, WindowCount } from '../rate-limit/interface.js';
 
@@ -50,7 +51,7 @@ export class RequestGate {
   private uncountedChecks = 0;
   private skipCountersUntil = 0;
 
-  constructor(private readonly counter: RateCounter, private readonly limits: GateLimits) {}
+  constructor(private readonly counter: RateCounter, private readonly limits: GateLimits, private readonly metrics: Metrics = noopMetrics) {}
 
   async admit(request: FastifyRequest, authenticate: () => Promise<KeyLookup>): Promise<KeyLookup> {
     const clientKey = `fail:${request.ip}`;
@@ -115,6 +116,7 @@ export class RequestGate {
 
   private limited(request: FastifyRequest, detail: string, quota: QuotaReport): AppError {
     request.rateLimit = quota;
+    this.metrics.rateLimitRefused(quota.policy);
     const retryAfterSeconds = Math.max(1, Math.ceil(quota.resetInMs / 1000));
     return new AppError('rate_limited', detail, { retryAfterSeconds, rateLimit: { limit: quota.limit, remaining: quota.remaining, resetInMs: quota.resetInMs } });
   }

@@ -44,12 +44,13 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, {
   // The variant's version is the store's latest at this request's key lookup.
   cache.noteLatest(key.storeId, key.version);
   const cached = await cache.open(key, coding);
+  request.server.metrics[cached ? 'cacheHit' : 'cacheMiss'](resolved.variant.format);
   if (cached) return sendCachedFile(request, reply, cached, etag);
 
   reply.header('Content-Type', resolved.contentType());
   // HEAD never starts a render: like the GET at this moment, it has no length to tell.
   if (request.method === 'HEAD') return reply.code(200).send();
-  const source = cache.read(key, renderSource(exports, resolved));
+  const source = cache.read(key, request.server.metrics.timeRender(resolved.variant.format, renderSource(exports, resolved)));
   if (coding === 'identity') return reply.code(200).send(source);
   cache.want(key, coding);
   return reply.code(200).send(compressStream(source, coding));

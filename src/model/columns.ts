@@ -22,11 +22,16 @@ export interface ExportColumn {
 const fieldColumn = (field: string, title: string, key: string): ExportColumn => {
   if (field.startsWith('attributes.')) {
     const attribute = field.slice('attributes.'.length);
-    return { title, key, kind: 'text', field, get: (item) => item.attributes?.[attribute] ?? null };
+    // Own properties only: `attributes.constructor` or `attributes.__proto__` must read an
+    // attribute of that name, never Object's built-ins (a function printed into the file).
+    return { title, key, kind: 'text', field, get: (item) => ownAttribute(item, attribute) };
   }
   if (!isItemField(field)) throw new Error(`unknown item field ${field}`);
   return { title, key, kind: ITEM_FIELDS[field], field, get: (item) => item[field] };
 };
+
+const ownAttribute = (item: PriceItem, name: string): string | null =>
+  item.attributes !== null && Object.prototype.hasOwnProperty.call(item.attributes, name) ? item.attributes[name] : null;
 
 /** The frozen legacy layout, CONTRACT §5. */
 export const LEGACY_COLUMNS: readonly ExportColumn[] = Object.freeze(

@@ -33,6 +33,12 @@ export interface Profile extends ProfileDefinition {
   updated_at: Date;
 }
 
+/**
+ * The delimiters a profile may choose (README, "Decisions…"): what CSV importers (1C, Excel,
+ * CMS plug-ins) read. A digit, a letter, a space or a quote would make a file nothing parses.
+ */
+export const PROFILE_DELIMITERS: readonly string[] = Object.freeze([',', ';', '\t', '|']);
+
 /** The tabular options a profile sets for csv/tsv; the legacy layout uses these defaults. */
 export type TabularOptions = Pick<ProfileDefinition, 'delimiter' | 'decimal_separator' | 'header' | 'bom' | 'encoding' | 'escape_formulas'>;
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createCompressor } from './compression.js';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from './private-directory.js';
 import { FollowStream, type FollowedFile } from './follow-stream.js';
 import type { CacheKey, Coding, OpenCachedFile, RenderCache, RenderCacheStats, RenderSource } from './interface.js';
 
@@ -128,6 +129,7 @@ export class DiskRenderCache implements RenderCache {
   private readonly stopCopies = new AbortController();
   private bytes = 0;
   private renders = 0;
+  private evictions = 0;
   private serial = 0;
   private closed = false;
 
@@ -136,11 +138,11 @@ export class DiskRenderCache implements RenderCache {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.memoryMax = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
     this.log = options.log;
-    mkdirSync(root, { recursive: true });
+    ensurePrivateDirectory(root);
     removeAbandoned(root);
     // The pid in the name lets a later instance tell a crashed one's directory from a live one's.
     this.dir = join(root, `${process.pid}-${randomBytes(4).toString('hex')}`);
-    mkdirSync(this.dir);
+    mkdirSync(this.dir, { mode: 0o700 });
   }
 
   async open(key: CacheKey, coding: Coding): Promise<OpenCachedFile | null> {
@@ -192,7 +194,7 @@ export class DiskRenderCache implements RenderCache {
   stats(): RenderCacheStats {
     let entries = 0;
     for (const entry of this.entries.values()) if (entry.state === 'ready') entries++;
-    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes };
+    return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes, evictions: this.evictions };
   }
 
   async close(): Promise<void> {
@@ -230,7 +232,7 @@ export class DiskRenderCache implements RenderCache {
     const started = performance.now();
     let handle: FileHandle | null = null;
     try {
-      handle = await open(entry.temp, 'wx');
+      handle = await open(entry.temp, 'wx', PRIVATE_FILE_MODE);
       entry.created = true;
       entry.wake();
       // Small chunks (a zip deflates in ~10 KB pieces) are gathered into writes of WRITE_BYTES:
@@ -296,7 +298,10 @@ export class DiskRenderCache implements RenderCache {
     if (this.bytes <= this.maxBytes) return;
     for (const entry of this.entries.values()) {
       if (this.bytes <= this.maxBytes) return;
-      if (entry.state === 'ready') this.drop(entry);
+      if (entry.state === 'ready') {
+        this.evictions++;
+        this.drop(entry);
+      }
     }
   }
 
@@ -350,7 +355,7 @@ export class DiskRenderCache implements RenderCache {
     const target = entry.path(coding);
     const temp = `${target}.tmp`;
     try {
-      await pipeline(createReadStream(entry.file), createCompressor(coding), createWriteStream(temp), { signal: this.stopCopies.signal });
+      await pipeline(createReadStream(entry.file), createCompressor(coding), createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE }), { signal: this.stopCopies.signal });
       const { size } = await stat(temp);
       await rename(temp, target);
       if (entry.dropped || this.closed) {

@@ -1,13 +1,15 @@
 import { DiskRenderCache, type CacheLogger, type DiskRenderCacheOptions } from './disk-cache.js';
 import type { RenderCache } from './interface.js';
+import { CacheDirectoryRefused } from './private-directory.js';
 import { NoRenderCache } from './no-cache.js';
 
-/** The disk cache under the OS temp dir; without a writable one, no cache (and a warning), not a failed start. */
+/** The disk cache under `options.root` (CACHE_DIR) or the OS temp dir; without a writable, private one, no cache (and a warning), not a failed start. */
 export function openRenderCache(log: CacheLogger, options: Omit<DiskRenderCacheOptions, 'log'> = {}): RenderCache {
   try {
     return new DiskRenderCache({ ...options, log });
   } catch (error) {
-    log.warn({ err: { type: (error as Error).name, code: (error as NodeJS.ErrnoException).code } }, 'render cache unavailable: every export renders on request');
+    const reason = error instanceof CacheDirectoryRefused ? error.message : undefined;
+    log.warn({ err: { type: (error as Error).name, code: (error as NodeJS.ErrnoException).code }, reason }, 'render cache unavailable: every export renders on request');
     return new NoRenderCache();
   }
 }

@@ -42,6 +42,8 @@ export interface RenderCacheStats {
   maxBytes: number;
   /** Bytes of small files also held in memory. */
   memoryBytes: number;
+  /** Finished entries dropped to stay under `maxBytes` since the cache opened (superseded ones not counted). */
+  evictions: number;
 }
 
 /**

@@ -24,7 +24,7 @@ export class NoRenderCache implements RenderCache {
   noteLatest(): void {}
 
   stats(): RenderCacheStats {
-    return { renders: this.renders, entries: 0, bytes: 0, maxBytes: 0, memoryBytes: 0 };
+    return { renders: this.renders, entries: 0, bytes: 0, maxBytes: 0, memoryBytes: 0, evictions: 0 };
   }
 
   async close(): Promise<void> {}

@@ -125,6 +125,11 @@ export interface Store {
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
+  /** Operations (readiness, doctor): migrations not yet applied; throws when the database cannot be reached. */
+  pendingMigrations(): Promise<number>;
+  /** Operations: SQLite's journal mode (`wal` expected); PostgreSQL's pool use (metrics). */
+  journalMode?(): string;
+  poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 
   createStore(store: NewStore): Promise<StoreRecord>;

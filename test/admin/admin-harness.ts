@@ -23,10 +23,11 @@ export interface AdminHarness {
   close(): Promise<void>;
 }
 
-export async function startAdminHarness(dialect: Dialect): Promise<AdminHarness> {
+/** `env` adds or overrides configuration (a small MAX_LINE_BYTES, say). */
+export async function startAdminHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<AdminHarness> {
   const db = await createTestDatabase(dialect);
   const config = loadConfig({
-    DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000',
+    DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env,
   });
   const logLines: string[] = [];
   const logStream = new Writable({ write(chunk, _encoding, done) { logLines.push(chunk.toString()); done(); } });

@@ -80,6 +80,8 @@ describe('DiskRenderCache', () => {
       assert.ok(dirBytes(cache.dir) <= 50_000, `round ${i}: ${dirBytes(cache.dir)} bytes on disk`);
     }
     assert.equal(await cache.open(key('k0'), 'identity'), null, 'the oldest went first');
+    // "keep" and three of the ten 12 kB entries fit in 50 kB: each later one evicted one (the metrics read this count).
+    assert.equal(cache.stats().evictions, 7);
 
     // A single render larger than the whole bound is served whole, then not kept.
     const big = await text(cache.read(key('big'), slowRender(8, 10_000, calls)));

@@ -189,6 +189,17 @@ export function findChildKeyLeaks(keys: readonly string[]): string[] {
   return leaks;
 }
 
+/** A proxy in front of the database at `databaseUrl`, started, and the URL that reaches the database through it. */
+export async function proxiedDatabase(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const direct = new URL(databaseUrl);
+  const proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
+  await proxy.start();
+  const viaProxy = new URL(databaseUrl);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  return { proxy, url: viaProxy.toString() };
+}
+
 /**
  * A TCP proxy of our own in front of a service (PostgreSQL, Redis): the real server is never
  * touched. `cut` closes the listener and every connection (a crashed or unreachable host:

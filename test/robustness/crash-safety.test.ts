@@ -21,7 +21,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { ALL_LOG_LINES, findKeyLeaks, ISSUED_KEYS, publishJson, SEEN_RESPONSES, storeWithKey } from '../support/test-app.js';
 import {
-  findChildKeyLeaks, findKeyLeaksAnyEncoding, freePort, httpGet, killStrayChildren, runCli, sleep, spawnCli, startService, TcpProxy, type HttpAnswer, type Service,
+  findChildKeyLeaks, findKeyLeaksAnyEncoding, freePort, httpGet, killStrayChildren, proxiedDatabase, runCli, sleep, spawnCli, startService, type TcpProxy, type HttpAnswer, type Service,
 } from './child-service.js';
 
 const PG_URL = process.env.PRICE_EXPORT_TEST_PG_URL;
@@ -171,13 +171,9 @@ describe('crash safety and outages with PostgreSQL (the service behind a TCP pro
     db = await createTestDatabase('postgres');
     key = await storeWithKey(db.store, 'pg-shop');
     await publishJson(db.store, 'pg-shop', PG_ITEMS);
-    const direct = new URL(db.url);
-    proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
-    await proxy.start();
-    const viaProxy = new URL(db.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    service = await startService({ DATABASE_URL: viaProxy.toString(), RATE_LIMIT_PER_MIN: '100000' }, await freePort());
+    let viaProxy: string;
+    ({ proxy, url: viaProxy } = await proxiedDatabase(db.url));
+    service = await startService({ DATABASE_URL: viaProxy, RATE_LIMIT_PER_MIN: '100000' }, await freePort());
     urls = [`${service.base}/api/export/latest?key=${key}`, `${service.base}/WebApi/CampaignDataLatestGet/${key}?format=json`];
   });
 

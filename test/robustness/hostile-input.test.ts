@@ -6,12 +6,20 @@
  *   - every error is problem+json (a body when the method has one), with the §4 headers;
  *   - the key sent (6 characters or more) appears in no body, no header and no log line,
  *     raw, URL-encoded or base64.
+ * And hostile publications (issue #20: invalid UTF-8, lone surrogates, control characters in
+ * every text field and attribute name, a duplicated "items", over-long lines and fields,
+ * built-in attribute names): each is published or refused as invalid_publication, never
+ * another error, and whatever was published exports in every format without a 5xx.
  */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { Readable } from 'node:stream';
 import { putProfile } from '../../src/domain/profiles.js';
+import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
+import { publishPriceList } from '../../src/domain/publishing.js';
+import { isAppError } from '../../src/errors/app-error.js';
 import { ALL_LOG_LINES, createTestApp, findKeyLeaks, ISSUED_KEYS, publishJson, SEEN_RESPONSES, storeWithKey, type TestApp } from '../support/test-app.js';
 import { findKeyLeaksAnyEncoding, keyForms } from './child-service.js';
 
@@ -47,6 +55,7 @@ describe('hostile input never breaks an address and never leaks a key', () => {
   let t: TestApp;
   let validKey: string;
   let profileId: number;
+  let publicationKey = '';
   /** Text the service prints anyway (titles, headers, items): a random "key" that happens to be in it is no leak. */
   let corpus = '';
 
@@ -204,6 +213,42 @@ describe('hostile input never breaks an address and never leaks a key', () => {
         },
       ),
       { numRuns: RUNS },
+    );
+  });
+
+  test('hostile publications: published, or refused as invalid_publication with the list kept; what is published exports in every format', async () => {
+    await storeWithKey(t.store, 'hostile-pub').then((key) => (publicationKey = key));
+    await publishJson(t.store, 'hostile-pub', ITEMS);
+    const nasty = fc.constantFrom('\ud800', '\udfff', '\u0000', '\u0007', '\u001b[31m', '\uFEFF', '\uFFFE', 'я', '😀', ',', ';', '"', '\r\n', '<&>', 'constructor', '__proto__', 'toString');
+    const text = fc.oneof(fc.string({ maxLength: 12 }), fc.array(nasty, { maxLength: 4 }).map((parts) => parts.join('')), fc.string({ unit: 'binary', maxLength: 12 }), fc.constant('x'.repeat(300)));
+    const item = fc.record(
+      { offer_id: text, name: text, price: fc.oneof(fc.nat(100000), text), category: text, vendor: text, attributes: fc.dictionary(text, text, { maxKeys: 3 }), competitors: fc.array(fc.record({ name: text, price: fc.nat(1000), url: fc.oneof(text, fc.constant('https://r.example/a')) }), { maxLength: 2 }) },
+      { requiredKeys: ['offer_id', 'name', 'price'] },
+    );
+    const csvCell = (value: unknown) => `"${String(typeof value === 'object' ? JSON.stringify(value) : value).replaceAll('"', '""')}"`;
+    const body = fc.oneof(
+      fc.array(item, { minLength: 1, maxLength: 4 }).map((items): [SourceFormat, Buffer] => ['json', Buffer.from(JSON.stringify(items))]),
+      fc.tuple(fc.array(item, { maxLength: 2 }), fc.array(item, { maxLength: 2 })).map(([a, b]): [SourceFormat, Buffer] => ['json', Buffer.from(`{"items":${JSON.stringify(a)},"items":${JSON.stringify(b)}}`)]),
+      fc.array(item, { minLength: 1, maxLength: 4 }).map((items): [SourceFormat, Buffer] => ['ndjson', Buffer.from(items.map((i) => JSON.stringify(i)).join('\n'))]),
+      fc.array(item, { minLength: 1, maxLength: 4 }).map((items): [SourceFormat, Buffer] => ['csv', Buffer.from(`offer_id,name,price,category,attributes.color\r\n${items.map((i) => [i.offer_id, i.name, i.price, i.category, i.vendor].map(csvCell).join(',')).join('\r\n')}`)]),
+      fc.tuple(fc.constantFrom<SourceFormat>('json', 'ndjson', 'csv'), fc.uint8Array({ maxLength: 200 })).map(([format, bytes]): [SourceFormat, Buffer] => [format, Buffer.from(bytes)]),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async ([format, bytes]) => {
+        const before = await t.store.getLatestPriceList('hostile-pub');
+        try {
+          await publishPriceList(t.store, 'hostile-pub', readSource(Readable.from([bytes]), format, { maxLineBytes: 2000 }), { maxFieldChars: 200 });
+        } catch (error) {
+          assert.ok(isAppError(error) && error.code === 'invalid_publication', `${format} ${bytes.toString('utf8').slice(0, 200)}: ${(error as Error).stack}`);
+          assert.equal((await t.store.getLatestPriceList('hostile-pub'))?.version, before?.version, 'a refusal keeps the previous list');
+          return;
+        }
+        for (const exportFormat of ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml']) {
+          const response = await t.app.inject({ method: 'GET', url: `/api/export/latest?key=${publicationKey}&format=${exportFormat}` });
+          assert.equal(response.statusCode, 200, `${exportFormat} of ${bytes.toString('utf8').slice(0, 200)}: ${response.body.slice(0, 200)}`);
+        }
+      }),
+      { numRuns: Math.max(20, Math.floor(RUNS / 5)) },
     );
   });
 

@@ -6,6 +6,7 @@ import { readSource, type SourceFormat } from '../../src/domain/publication-sour
 import { publishPriceList } from '../../src/domain/publishing.js';
 import { createStore } from '../../src/domain/stores.js';
 import { buildPublicApp } from '../../src/composition.js';
+import type { AppDependencies } from '../../src/http/app.js';
 import type { PriceListRecord, Store } from '../../src/store/types.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './dialects.js';
 
@@ -20,25 +21,31 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createTestDatabase(dialect);
-  const config: Readonly<Config> = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
-  const logLines: string[] = [];
-  const logStream = new Writable({
+/** A log destination keeping every line in `lines` and in ALL_LOG_LINES (for the leak check). */
+export function collectingLogStream(lines: string[]): Writable {
+  return new Writable({
     write(chunk, _encoding, done) {
       const text = chunk.toString();
-      logLines.push(text);
+      lines.push(text);
       ALL_LOG_LINES.push(text);
       done();
     },
   });
-  const app = await buildPublicApp({ config, store: db.store, logStream });
+}
+
+export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, deps: Pick<AppDependencies, 'metrics'> = {}): Promise<TestApp> {
+  const db = await createTestDatabase(dialect);
+  const config: Readonly<Config> = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
+  const logLines: string[] = [];
+  const app = await buildPublicApp({ config, store: db.store, logStream: collectingLogStream(logLines), ...deps });
   await app.ready();
   return { app, store: db.store, db, logLines, close: async () => { await app.close(); await db.drop(); } };
 }
 
 /** Every key the tests issued: no log line, response header or error body may ever contain one. */
 export const ISSUED_KEYS: string[] = [];
+/** Other secrets the tests configured (admin tokens, database passwords): held to the same rule, /metrics included. */
+export const SECRETS: string[] = [];
 /** Every response the tests saw, headers and body as text. */
 export const SEEN_RESPONSES: string[] = [];
 
@@ -61,13 +68,18 @@ export async function get(app: FastifyInstance, url: string, headers: Record<str
   return response;
 }
 
-/** Fails when any issued key shows up in a log line or a response seen so far (in any encoding the address could carry it). */
+/** Fails when any issued key or configured secret shows up in a log line or a response seen so far (in any encoding the address could carry it). */
 export function findKeyLeaks(): string[] {
   const leaks: string[] = [];
   for (const key of ISSUED_KEYS) {
     const forms = [key, encodeURIComponent(key), key.slice(4)];
     for (const text of [...ALL_LOG_LINES, ...SEEN_RESPONSES]) {
       if (forms.some((form) => text.includes(form))) leaks.push(`${key.slice(0, 8)}… in ${text.slice(0, 200)}`);
+    }
+  }
+  for (const secret of SECRETS) {
+    for (const text of [...ALL_LOG_LINES, ...SEEN_RESPONSES]) {
+      if (text.includes(secret)) leaks.push(`a configured secret (${secret.slice(0, 4)}…) in ${text.slice(0, 200)}`);
     }
   }
   return leaks;

@@ -1,12 +1,16 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/config.js';
+import { noopMetrics, type Metrics } from '../../metrics/interface.js';
 import type { Store } from '../../store/types.js';
 import { loggerOptions } from '../app.js';
 import { registerDrain } from '../graceful-shutdown.js';
+import { registerMetricsRoute } from '../operations/metrics-endpoint.js';
+import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from '../operations/request-id.js';
+import { registerRequestMetrics } from '../operations/request-metrics.js';
 import { registerRequestLog } from '../plugins/request-log.js';
 import { registerSecurityHeaders } from '../plugins/security-headers.js';
-import { registerAdminAuth } from './admin-auth.js';
+import { adminExposureWarnings, registerAdminAuth } from './admin-auth.js';
 import { registerAdminErrors } from './admin-errors.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerPriceListRoutes } from './routes/price-lists.js';
@@ -18,6 +22,10 @@ export interface AdminAppDependencies {
   store: Store;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
+  /** The clock of the wrong-token throttle (a seam for tests). */
+  now?: () => number;
+  /** The process's metrics, shared with the public app; served at GET /metrics. */
+  metrics?: Metrics;
 }
 
 /**
@@ -31,24 +39,29 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   const app = Fastify({
     // The public side's rule: route patterns, never headers (the token) or addresses.
     logger: loggerOptions(config, deps.logStream),
+    genReqId: requestIdGenerator(config.trustProxy),
     // The framework's request lines carry the raw address; `onResponse` below logs the route pattern instead.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     bodyLimit: 1024 * 1024,
     // registerDrain answers 503 problem+json while shutting down, as on the public side.
     return503OnClosing: false,
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   // First hook: on SIGTERM a publication being uploaded finishes; new calls get 503 with Retry-After.
+  registerRequestIdHeader(app);
   registerDrain(app, config.basePath);
 
-  registerRequestLog(app, 'admin request');
+  registerRequestMetrics(app, deps.metrics ?? noopMetrics);
+  registerRequestLog(app, 'admin request', deps.metrics ?? noopMetrics);
   registerSecurityHeaders(app);
   registerAdminErrors(app, config.basePath);
-  registerAdminAuth(app, config.adminToken);
+  registerAdminAuth(app, config.adminToken, { failLimitPerMin: config.adminAuthFailLimitPerMin, now: deps.now });
+  for (const warning of adminExposureWarnings(config.adminHost, config.adminToken)) app.log.warn(warning);
 
   registerStoreRoutes(app, store);
   registerKeyRoutes(app, store);
   registerProfileRoutes(app, store);
-  await registerPriceListRoutes(app, store);
+  await registerPriceListRoutes(app, store, config);
+  registerMetricsRoute(app, deps.metrics ?? noopMetrics);
   return app;
 }

@@ -173,7 +173,10 @@ export const BUILDER_JS = String.raw`'use strict';
   function buildAddress() {
     var kindName = chosenKind();
     var kind = KINDS[kindName];
-    var address = checked.me.exports[kindName].replace('{api_key}', encodeURIComponent(checked.key));
+    // A template without a host (production without PUBLIC_URL or ALLOWED_HOSTS) is on this page's origin.
+    var template = checked.me.exports[kindName];
+    if (template.charAt(0) === '/') template = location.origin + template;
+    var address = template.replace('{api_key}', encodeURIComponent(checked.key));
     var params = [];
     var format = el('format').value;
     if (format && format !== kind.defaultFormat) params.push('format=' + encodeURIComponent(format));

@@ -11,7 +11,7 @@ const commonQuery = (formats: readonly string[], fallback: string) => ({
     Type.String({ enum: ['true', 'false', '1', '0', 'yes', 'no'], description: 'Keep only items with available = true. Also 1/0, yes/no, any case.' }),
   ),
   profile_id: Type.Optional(
-    Type.String({ pattern: '^[0-9]{1,18}$', description: "An export profile of this key's store; another store's profile answers 404 like an unknown one." }),
+    Type.String({ pattern: '^[0-9]{1,18}$', description: "An export profile of this key's store; another store's profile, or an id above 9007199254740991, answers 404 like an unknown one." }),
   ),
 });
 

@@ -109,6 +109,18 @@ export class PostgresStore implements Store {
     await this.pool.query(timed({ text: 'SELECT 1' }, 2_000));
   }
 
+  async pendingMigrations(): Promise<number> {
+    const { rows } = await this.pool.query<{ applied: number | null }>(timed({
+      text: "SELECT CASE WHEN to_regclass('schema_migrations') IS NULL THEN NULL ELSE (SELECT count(*)::int FROM schema_migrations WHERE version <= $1) END AS applied",
+      values: [POSTGRES_MIGRATIONS.length],
+    }, 2_000));
+    return POSTGRES_MIGRATIONS.length - (rows[0].applied ?? 0);
+  }
+
+  poolUse(): { total: number; idle: number; waiting: number; max: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.pool.options.max ?? 10 };
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

@@ -114,6 +114,17 @@ export class SqliteStore implements Store {
     this.prepare('SELECT 1').get();
   }
 
+  async pendingMigrations(): Promise<number> {
+    const hasTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+    if (!hasTable) return SQLITE_MIGRATIONS.length;
+    const applied = this.db.prepare('SELECT count(*) FROM schema_migrations WHERE version <= ?').pluck().get(SQLITE_MIGRATIONS.length) as number;
+    return SQLITE_MIGRATIONS.length - applied;
+  }
+
+  journalMode(): string {
+    return String(this.db.pragma('journal_mode', { simple: true }));
+  }
+
   async close(): Promise<void> {
     await this.pageWorkers?.close();
     await this.appendThread?.close();

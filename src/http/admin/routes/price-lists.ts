@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../../../config/config.js';
 import { readSource, sourceFormatOf } from '../../../domain/publication-source.js';
+import { sourceEncodingOf, type SourceEncoding } from '../../../domain/text-decoding.js';
 import { publishPriceList } from '../../../domain/publishing.js';
 import { AppError, isAppError } from '../../../errors/app-error.js';
 import type { Store } from '../../../store/types.js';
@@ -18,7 +20,7 @@ export const PUBLISH_MEDIA_TYPES = ['application/json', 'application/x-ndjson', 
  * no body limit: Fastify enforces one only on bodies it reads itself, and the caller is the
  * token-holding repricer on loopback; memory stays flat whatever the size.
  */
-export async function registerPriceListRoutes(parent: FastifyInstance, store: Store): Promise<void> {
+export async function registerPriceListRoutes(parent: FastifyInstance, store: Store, config: Readonly<Config>): Promise<void> {
   await parent.register(async (scope) => {
     // Fastify's own parsers (JSON, text/plain) would buffer the body or hand over a string.
     scope.removeAllContentTypeParsers();
@@ -28,9 +30,12 @@ export async function registerPriceListRoutes(parent: FastifyInstance, store: St
     app.post('/admin/stores/:id/price-lists', { schema: publishSchema }, async (request, reply) => {
       const body = request.body as IncomingMessage | undefined;
       if (!body) throw new AppError('invalid_parameter', `send the price list as the body, with Content-Type ${PUBLISH_MEDIA_TYPES.join(', ')}`);
-      const format = sourceFormatOf(request.headers['content-type'] ?? '');
+      const contentType = request.headers['content-type'] ?? '';
+      const format = sourceFormatOf(contentType);
+      const encoding = charsetOf(contentType);
       try {
-        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(readSource(body, format), body));
+        const rows = readSource(body, format, { encoding, maxLineBytes: config.maxLineBytes });
+        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(rows, body), { maxFieldChars: config.maxFieldChars, metrics: scope.metrics });
         // The feed check's counts ride along as warnings; they never refuse a publication (CONTRACT §14).
         return reply.code(201).send({ ...priceListView(list), warnings: list.warnings });
       } catch (error) {
@@ -39,6 +44,15 @@ export async function registerPriceListRoutes(parent: FastifyInstance, store: St
       }
     });
   });
+}
+
+/** `charset=` of the Content-Type: UTF-8 unless the publisher names windows-1251; any other charset is refused. */
+function charsetOf(contentType: string): SourceEncoding {
+  const named = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1];
+  if (named === undefined) return 'utf-8';
+  const encoding = sourceEncodingOf(named);
+  if (encoding === null) throw withProblemList(new AppError('invalid_publication', `charset "${named.slice(0, 40)}" is not supported; send utf-8 or windows-1251`));
+  return encoding;
 }
 
 /** A file-level refusal (not JSON at all, an unknown CSV column) answers with the same `problems` list as row-level ones. */

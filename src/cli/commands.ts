@@ -10,7 +10,6 @@ import { sourceEncodingOf } from '../domain/text-decoding.js';
 import { createStore } from '../domain/stores.js';
 import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
-import { openStore } from '../store/factory.js';
 import type { Store } from '../store/types.js';
 
 export const USAGE = `Usage: price-export <command>
@@ -31,7 +30,21 @@ Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
 type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
 
-const usageError = (message: string) => new AppError('invalid_input', `${message}\n\n${USAGE}`);
+/** Opens (without migrating) the database at a DATABASE_URL; the composition module picks the dialect. */
+export type OpenDatabase = (databaseUrl: string) => Promise<Store>;
+
+/**
+ * Bad usage: an unknown command, a missing or unknown option. Exit 2 (README "Command line"),
+ * and raised before any database is opened, so a mistyped command never creates or migrates one.
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(`${message}\n\n${USAGE}`);
+    this.name = 'UsageError';
+  }
+}
+
+const usageError = (message: string) => new UsageError(message);
 
 function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: T, positionals = 0) {
   let parsed;
@@ -49,8 +62,8 @@ function required<T>(value: T | undefined, name: string): T {
   return value;
 }
 
-async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(loadConfig().databaseUrl);
+async function withOpenStore<T>(open: OpenDatabase, run: (store: Store) => Promise<T>): Promise<T> {
+  const store = await open(loadConfig().databaseUrl);
   try {
     await store.migrate();
     return await run(store);
@@ -59,39 +72,47 @@ async function withStore<T>(run: (store: Store) => Promise<T>): Promise<T> {
   }
 }
 
-/** Runs one command (everything but `serve`); returns the exit code. */
-export async function runCommand(argv: string[], out: Out): Promise<number> {
+/**
+ * Runs one command (everything but `serve`); returns the exit code. Every argument is checked
+ * before `open` is called: bad usage throws {@link UsageError} with no database touched.
+ */
+export async function runCommand(argv: string[], out: Out, open: OpenDatabase): Promise<number> {
   const [command, sub, ...rest] = argv;
   const line = (text: string) => out.stdout(`${text}\n`);
+  const withStore = <T>(run: (store: Store) => Promise<T>) => withOpenStore(open, run);
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'migrate':
+      options(rest, {});
       await withStore(async () => undefined);
       line('schema is up to date');
       return 0;
     case 'store create': {
       const { values } = options(rest, { id: { type: 'string' }, name: { type: 'string' }, currency: { type: 'string' }, url: { type: 'string' }, company: { type: 'string' } });
-      const created = await withStore((store) =>
-        createStore(store, { id: required(values.id, 'id'), name: required(values.name, 'name'), currency: values.currency, url: values.url ?? null, company: values.company ?? null }),
-      );
+      const input = { id: required(values.id, 'id'), name: required(values.name, 'name'), currency: values.currency, url: values.url ?? null, company: values.company ?? null };
+      const created = await withStore((store) => createStore(store, input));
       line(created.id);
       return 0;
     }
     case 'key issue': {
       const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' } });
-      const issued = await withStore((store) => issueKey(store, required(values.store, 'store'), values.label ?? null));
+      const storeId = required(values.store, 'store');
+      const issued = await withStore((store) => issueKey(store, storeId, values.label ?? null));
       out.stderr(`key ${issued.record.id} issued for store ${issued.record.store_id}; it is shown once:\n`);
       line(issued.value);
       return 0;
     }
     case 'key import': {
       const { values } = options(rest, { store: { type: 'string' }, value: { type: 'string' }, label: { type: 'string' } });
-      const record = await withStore((store) => importKey(store, required(values.store, 'store'), required(values.value, 'value'), values.label ?? null));
+      const storeId = required(values.store, 'store');
+      const value = required(values.value, 'value');
+      const record = await withStore((store) => importKey(store, storeId, value, values.label ?? null));
       line(record.id);
       return 0;
     }
     case 'key list': {
       const { values } = options(rest, { store: { type: 'string' }, json: { type: 'boolean' } });
-      const keys = await withStore((store) => listKeys(store, required(values.store, 'store')));
+      const storeId = required(values.store, 'store');
+      const keys = await withStore((store) => listKeys(store, storeId));
       if (values.json) line(JSON.stringify(keys, null, 2));
       else {
         line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at'].join('\t'));
@@ -103,21 +124,23 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
     }
     case 'key revoke': {
       const { positionals } = options(rest, {}, 1);
-      const record = await withStore((store) => revokeKey(store, required(positionals[0], 'KEY_ID (the first argument)')));
+      const keyId = required(positionals[0], 'KEY_ID (the first argument)');
+      const record = await withStore((store) => revokeKey(store, keyId));
       line(`revoked ${record.id} at ${record.revoked_at!.toISOString()}`);
       return 0;
     }
     case 'profile put': {
       const { values } = options(rest, { store: { type: 'string' }, file: { type: 'string' }, id: { type: 'string' } });
+      const storeId = required(values.store, 'store');
       const file = required(values.file, 'file');
+      if (values.id !== undefined && !/^[1-9]\d{0,17}$/.test(values.id)) throw usageError('--id must be a positive integer');
       let raw: unknown;
       try {
         raw = JSON.parse(readFileSync(file, 'utf8'));
       } catch (error) {
         throw new AppError('invalid_input', `cannot read ${file} as JSON: ${(error as Error).message}`);
       }
-      if (values.id !== undefined && !/^[1-9]\d{0,17}$/.test(values.id)) throw usageError('--id must be a positive integer');
-      const profile = await withStore((store) => putProfile(store, required(values.store, 'store'), raw, values.id === undefined ? undefined : Number(values.id)));
+      const profile = await withStore((store) => putProfile(store, storeId, raw, values.id === undefined ? undefined : Number(values.id)));
       line(String(profile.id));
       return 0;
     }
@@ -125,8 +148,9 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
       break;
   }
   if (command === 'doctor' && sub === undefined) return runDoctor({ env: process.env, print: line });
-  if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out);
+  if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out, open);
   if (command === 'demo') {
+    options([sub, ...rest].filter((a) => a !== undefined), {});
     const demo = await withStore((store) => setUpDemo(store));
     const config = loadConfig();
     const base = config.publicUrl ?? `http://localhost:${config.port}${config.basePath}`;
@@ -138,7 +162,7 @@ export async function runCommand(argv: string[], out: Out): Promise<number> {
   throw usageError(command === undefined ? 'no command given' : `unknown command "${[command, sub].filter(Boolean).join(' ')}"`);
 }
 
-async function publish(args: string[], out: Out): Promise<number> {
+async function publish(args: string[], out: Out, open: OpenDatabase): Promise<number> {
   const { values, positionals } = options(args, { store: { type: 'string' }, encoding: { type: 'string' } }, 1);
   const storeId = required(values.store, 'store');
   const encoding = sourceEncodingOf(values.encoding ?? 'utf-8');
@@ -148,7 +172,7 @@ async function publish(args: string[], out: Out): Promise<number> {
   const started = Date.now();
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
   const { maxFieldChars, maxLineBytes } = loadConfig();
-  const list = await withStore((store) =>
+  const list = await withOpenStore(open, (store) =>
     publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), { onProgress: progress, maxFieldChars }),
   );
   if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -1,9 +1,13 @@
 import { ConfigError } from '../config/config.js';
 import { isAppError } from '../errors/app-error.js';
-import { runCommand, USAGE } from './commands.js';
+import { openStore } from '../store/factory.js';
+import { runCommand, USAGE, UsageError } from './commands.js';
 import { runServe } from './serve.js';
 
-/** The `price-export` command line (CONTRACT §9). Errors go to stderr with a non-zero exit. */
+/**
+ * The `price-export` command line (CONTRACT §9), and its composition module: the one place of
+ * the CLI that picks the store factory. Errors go to stderr: 1 refused, 2 bad usage or configuration.
+ */
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -17,14 +21,14 @@ async function main(argv: string[]): Promise<number> {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     isTTY: Boolean(process.stderr.isTTY),
-  });
+  }, openStore);
 }
 
 try {
   const code = await main(process.argv.slice(2));
   if (code >= 0) process.exitCode = code;
 } catch (error) {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof UsageError) {
     process.stderr.write(`price-export: ${error.message}\n`);
     process.exitCode = 2;
   } else if (isAppError(error)) {

@@ -1,5 +1,4 @@
-import type { Store } from '../store/types.js';
-import type { DemandCoding, PublicationFeed, VariantDemand, VariantDemandRepository } from '../store/warming-types.js';
+import type { DemandCoding, PublicationFeed, Store, VariantDemand, VariantDemandRepository } from '../store/types.js';
 import type { ExportService, ExportVariant, ResolvedExport } from './exports.js';
 
 /*
@@ -52,8 +51,8 @@ const variantId = (d: Omit<VariantDemand, 'lastAskedAt'>): string =>
   `${d.storeId}\u0000${d.endpoint}\u0000${d.format}\u0000${d.profileId ?? ''}\u0000${d.onlyAvailable ? 1 : 0}\u0000${d.coding}`;
 
 /**
- * Remembers which variants this instance served and writes them in batches. `now` is the clock
- * seam (tests move it by days).
+ * Remembers which variants this instance served and writes them in batches. `now` (epoch ms) is
+ * the clock seam (tests move it by days).
  */
 export class DemandRecorder {
   private readonly written = new Map<string, number>();
@@ -64,7 +63,7 @@ export class DemandRecorder {
 
   constructor(
     private readonly repository: VariantDemandRepository,
-    private readonly now: () => Date,
+    private readonly now: () => number,
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
@@ -73,10 +72,10 @@ export class DemandRecorder {
     const id = variantId(demand);
     const at = this.now();
     const last = this.written.get(id);
-    if (last !== undefined && Math.abs(at.getTime() - last) < DEMAND_REFRESH_MS) return;
+    if (last !== undefined && Math.abs(at - last) < DEMAND_REFRESH_MS) return;
     if (this.written.size >= MAX_REMEMBERED) this.written.clear();
-    this.written.set(id, at.getTime());
-    this.pending.set(id, { ...demand, lastAskedAt: at });
+    this.written.set(id, at);
+    this.pending.set(id, { ...demand, lastAskedAt: new Date(at) });
     if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
@@ -94,9 +93,9 @@ export class DemandRecorder {
       const now = this.now();
       try {
         if (batch.size > 0) await this.repository.record([...batch.values()]);
-        if (now.getTime() - this.lastExpiry >= DEMAND_EXPIRE_EVERY_MS) {
-          this.lastExpiry = now.getTime();
-          await this.repository.expire(new Date(now.getTime() - HOT_FOR_MS));
+        if (now - this.lastExpiry >= DEMAND_EXPIRE_EVERY_MS) {
+          this.lastExpiry = now;
+          await this.repository.expire(new Date(now - HOT_FOR_MS));
         }
       } catch (error) {
         for (const id of batch.keys()) this.written.delete(id);
@@ -114,16 +113,17 @@ export class DemandRecorder {
 }
 
 /** The demand service over `db`, planning renders through the export use case. */
-export function createDemandService({ db, exports, now = () => new Date(), onError }: {
+export function createDemandService({ db, exports, now = Date.now, onError }: {
   db: Store;
   exports: ExportService;
-  now?: () => Date;
+  /** Epoch milliseconds. */
+  now?: () => number;
   onError?: (error: unknown) => void;
 }): DemandService {
   const recorder = new DemandRecorder(db.demand, now, onError);
 
   async function hotExports(storeId: string): Promise<HotExports> {
-    const rows = await db.demand.hot(storeId, new Date(now().getTime() - HOT_FOR_MS));
+    const rows = await db.demand.hot(storeId, new Date(now() - HOT_FOR_MS));
     if (rows.length === 0) return { publishedAt: null, plans: [] };
     const [store, list] = await Promise.all([db.getStore(storeId), db.getLatestPriceList(storeId)]);
     if (!store || !list) return { publishedAt: null, plans: [] };

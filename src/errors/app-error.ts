@@ -23,7 +23,6 @@ export class AppError extends Error {
       problemCount?: number;
       retryAfterSeconds?: number;
       allow?: string;
-      rateLimit?: { limit: number; remaining: number; resetInMs: number };
     } = {},
   ) {
     super(detail);

@@ -9,7 +9,7 @@ import { profileColumns } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME } from '../model/profile.js';
 import { catalogId, commercemlWriter } from './commerceml.js';
-import { buildMeta, fixturePath, legacySample, plainItem, renderToBuffer } from './test-support.js';
+import { buildMeta, fixturePath, legacySample, plainItem, renderToBuffer } from '../../test/support/format-items.js';
 
 const SCHEMA = fileURLToPath(fixturePath('commerceml-2.08.xsd'));
 

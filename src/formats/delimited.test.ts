@@ -8,7 +8,7 @@ import type { PriceItem } from '../model/price-item.js';
 import type { ProfileDefinition } from '../model/profile.js';
 import { csvWriter, tsvWriter } from './delimited.js';
 import { CHUNK_BYTES, MAX_CHUNK_BYTES } from './text-writer.js';
-import { buildMeta, collectChunks, legacySample, normalizeItem, readFixture, renderToBuffer } from './test-support.js';
+import { buildMeta, collectChunks, legacySample, normalizeItem, readFixture, renderToBuffer } from '../../test/support/format-items.js';
 
 const profileSample = JSON.parse(readFixture('profile-sample.json').toString('utf8')) as ProfileDefinition;
 

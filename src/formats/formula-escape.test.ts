@@ -6,7 +6,7 @@ import { profileColumns } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import { csvWriter, recordSpec, tsvWriter } from './delimited.js';
 import { escapeFormula } from './formula-escape.js';
-import { buildMeta, legacySample, plainItem, readFixture, renderToBuffer } from './test-support.js';
+import { buildMeta, legacySample, plainItem, readFixture, renderToBuffer } from '../../test/support/format-items.js';
 import { xlsxWriter } from './xlsx/prices-writer.js';
 
 /** One item per dangerous first character (CONTRACT §14), then harmless ones. */

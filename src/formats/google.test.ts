@@ -4,7 +4,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { profileColumns } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import { googleWriter } from './google.js';
-import { buildMeta, legacySample, plainItem, renderToBuffer } from './test-support.js';
+import { buildMeta, legacySample, plainItem, renderToBuffer } from '../../test/support/format-items.js';
 
 // An RSS reader's view: namespaced names kept as written (`g:price`), entities resolved.
 const rss = new XMLParser({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { profileColumns } from '../model/columns.js';
 import { jsonWriter } from './json.js';
-import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer } from './test-support.js';
+import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer } from '../../test/support/format-items.js';
 
 interface JsonExport {
   store: Record<string, unknown>;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { profileColumns } from '../model/columns.js';
-import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer } from './test-support.js';
+import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer } from '../../test/support/format-items.js';
 import { escapeAttribute, escapeText, xmlName, xmlWriter } from './xml.js';
 
 // htmlEntities decodes numeric references (&#13;) as any XML parser does.

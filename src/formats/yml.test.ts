@@ -4,7 +4,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { assertValidYml, jingMessages } from '../../test/support/yml-validator.js';
 import { profileColumns } from '../model/columns.js';
 import type { ProfileColumn } from '../model/profile.js';
-import { buildMeta, collectChunks, DEFAULT_CATEGORY_NAME, inBatches, legacySample, normalizeItem, readFixture } from './test-support.js';
+import { buildMeta, collectChunks, DEFAULT_CATEGORY_NAME, inBatches, legacySample, normalizeItem, readFixture } from '../../test/support/format-items.js';
 import { ymlWriter } from './yml.js';
 
 /** An element as preserveOrder reads it: `{ tag: children, ':@': attributes }`. */

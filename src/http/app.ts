@@ -6,12 +6,12 @@ import { createDemandService, type DemandService } from '../domain/variant-deman
 import type { PublicationWarmer } from '../render-cache/publication-warmer.js';
 import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { Store } from '../store/types.js';
-import type { RateCounter } from '../rate-limit/interface.js';
+import type { Clock, RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
 import { renderCacheOf } from './export-cache.js';
 import { registerExportWarming } from './export-warming.js';
 import { registerDrain } from './graceful-shutdown.js';
-import { registerErrorHandling } from './plugins/error-handling.js';
+import { publicFrameworkError, registerProblemHandler } from './plugins/error-handling.js';
 import { answerClientError, problemBody } from './problem.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLog } from './plugins/request-log.js';
@@ -51,10 +51,13 @@ export interface AppDependencies {
   counter?: RateCounter;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
-  /** The clock of variant demand (tests move it by days); the system clock by default. */
-  now?: () => Date;
   /** The process's metrics (src/metrics); no-op by default. */
   metrics?: Metrics;
+  /**
+   * The clock (epoch ms) of the rate limits (the default counters' windows, the gate's outage
+   * back-off) and of variant demand (the 7-day window); tests move it by hand.
+   */
+  now?: Clock;
 }
 
 let standardOutput: pino.DestinationStream | undefined;
@@ -155,12 +158,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerRequestLog(app, 'request', metrics);
 
   registerSecurityHeaders(app);
-  registerErrorHandling(app, store, config.basePath);
+  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => store.ping(), frameworkError: publicFrameworkError });
 
-  const gate = new RequestGate(deps.counter ?? new MemoryCounter(), {
+  const gate = new RequestGate(deps.counter ?? new MemoryCounter(deps.now), {
     perStorePerMin: config.rateLimitPerMin,
     authFailsPerClientPerMin: config.authFailLimitPerMin,
-  }, metrics);
+  }, metrics, deps.now);
   // Opened here, under CACHE_DIR, before the routes ask for it (export-cache.ts keeps one per server).
   const cache = renderCacheOf(app, config.cacheDir ?? undefined);
   metrics.watchRenderCache(() => cache.stats());

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { KeyLookup } from '../store/types.js';
-import type { RateCounter, WindowCount } from '../rate-limit/interface.js';
+import type { Clock, RateCounter, WindowCount } from '../rate-limit/interface.js';
 
 /** CONTRACT §8 counts per minute. */
 const WINDOW_MS = 60_000;
@@ -12,7 +12,7 @@ const OUTAGE_WARNING_INTERVAL_MS = 30_000;
  * After a counter failure the counters are not asked again for this long: a Redis that hangs
  * (rather than refuses) costs each ask its command timeout, and that must not be every request's.
  */
-const OUTAGE_BACKOFF_MS = 5_000;
+export const OUTAGE_BACKOFF_MS = 5_000;
 
 export interface GateLimits {
   perStorePerMin: number;
@@ -51,7 +51,12 @@ export class RequestGate {
   private uncountedChecks = 0;
   private skipCountersUntil = 0;
 
-  constructor(private readonly counter: RateCounter, private readonly limits: GateLimits, private readonly metrics: Metrics = noopMetrics) {}
+  constructor(
+    private readonly counter: RateCounter,
+    private readonly limits: GateLimits,
+    private readonly metrics: Metrics = noopMetrics,
+    private readonly now: Clock = Date.now,
+  ) {}
 
   async admit(request: FastifyRequest, authenticate: () => Promise<KeyLookup>): Promise<KeyLookup> {
     const clientKey = `fail:${request.ip}`;
@@ -88,14 +93,14 @@ export class RequestGate {
 
   /** A count, or null when the counters cannot be reached (fail open, see the class comment). */
   private async count(request: FastifyRequest, read: () => Promise<WindowCount>): Promise<WindowCount | null> {
-    if (Date.now() < this.skipCountersUntil) {
+    if (this.now() < this.skipCountersUntil) {
       this.uncountedChecks++;
       return null;
     }
     try {
       return await read();
     } catch (error) {
-      this.skipCountersUntil = Date.now() + OUTAGE_BACKOFF_MS;
+      this.skipCountersUntil = this.now() + OUTAGE_BACKOFF_MS;
       this.warnOutage(request.log, error);
       return null;
     }
@@ -103,7 +108,7 @@ export class RequestGate {
 
   private warnOutage(log: FastifyBaseLogger, error: unknown): void {
     this.uncountedChecks++;
-    const now = Date.now();
+    const now = this.now();
     if (now - this.lastOutageWarning < OUTAGE_WARNING_INTERVAL_MS) return;
     this.lastOutageWarning = now;
     // The error's name only: a driver's message could quote the Redis address with its password.
@@ -118,7 +123,7 @@ export class RequestGate {
     request.rateLimit = quota;
     this.metrics.rateLimitRefused(quota.policy);
     const retryAfterSeconds = Math.max(1, Math.ceil(quota.resetInMs / 1000));
-    return new AppError('rate_limited', detail, { retryAfterSeconds, rateLimit: { limit: quota.limit, remaining: quota.remaining, resetInMs: quota.resetInMs } });
+    return new AppError('rate_limited', detail, { retryAfterSeconds });
   }
 }
 

@@ -16,3 +16,9 @@ export interface RateCounter {
   peek(key: string, windowMs: number): Promise<WindowCount>;
   close(): Promise<void>;
 }
+
+/**
+ * Milliseconds since the epoch: `Date.now` in the service, a clock the test moves by hand in
+ * tests, so a test never waits for a minute boundary (CONTRACT §8 windows are clock-aligned).
+ */
+export type Clock = () => number;

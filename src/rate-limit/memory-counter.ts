@@ -1,9 +1,11 @@
-import type { RateCounter, WindowCount } from './interface.js';
+import type { Clock, RateCounter, WindowCount } from './interface.js';
 
 /** One instance's counters. Windows are aligned to the clock so every instance agrees on them. */
 export class MemoryCounter implements RateCounter {
   private readonly windows = new Map<string, { start: number; count: number }>();
   private sweepAt = 0;
+
+  constructor(private readonly now: Clock = Date.now) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
     return this.count(key, windowMs, 1);
@@ -18,7 +20,7 @@ export class MemoryCounter implements RateCounter {
   }
 
   private count(key: string, windowMs: number, add: number): WindowCount {
-    const now = Date.now();
+    const now = this.now();
     const start = now - (now % windowMs);
     if (now >= this.sweepAt) this.sweep(start, windowMs);
     let window = this.windows.get(key);

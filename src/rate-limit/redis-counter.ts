@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RateCounter, WindowCount } from './interface.js';
+import type { Clock, RateCounter, WindowCount } from './interface.js';
 
 /**
  * A Redis that is gone must cost a request milliseconds, not seconds: the caller (the request
@@ -17,7 +17,7 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
  * MULTI (one round trip, atomic). Windows are aligned to the clock, so the instances agree on them.
  */
 export class RedisCounter implements RateCounter {
-  private constructor(private readonly redis: Redis) {}
+  private constructor(private readonly redis: Redis, private readonly now: Clock) {}
 
   /**
    * Connects, waiting at most CONNECT_TIMEOUT_MS. A Redis unreachable at start does not stop the
@@ -25,7 +25,8 @@ export class RedisCounter implements RateCounter {
    * requests uncounted and logs so (the same rule as an outage mid-run; a restart during a Redis
    * blip must not take the whole service down).
    */
-  static async connect(url: string, keyPrefix = 'price-export:rl:'): Promise<RedisCounter> {
+  static async connect(url: string, options: { keyPrefix?: string; now?: Clock } = {}): Promise<RedisCounter> {
+    const { keyPrefix = 'price-export:rl:', now = Date.now } = options;
     const redis = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -39,7 +40,7 @@ export class RedisCounter implements RateCounter {
     // console; the gate logs the outage once through the service's logger instead.
     redis.on('error', () => {});
     await redis.connect().catch(() => undefined);
-    return new RedisCounter(redis);
+    return new RedisCounter(redis, now);
   }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
@@ -55,7 +56,7 @@ export class RedisCounter implements RateCounter {
   }
 
   private async count(key: string, windowMs: number, add: boolean): Promise<WindowCount> {
-    const now = Date.now();
+    const now = this.now();
     const start = now - (now % windowMs);
     const name = `${key}:${start}`;
     let count: number;

@@ -124,6 +124,8 @@ export class DiskRenderCache implements RenderCache {
   private readonly entries = new Map<string, Entry>();
   private readonly latest = new Map<string, number>();
   private readonly rendering = new Set<Promise<void>>();
+  /** File removals of dropped entries still under way (idle() waits for them). */
+  private readonly removing = new Set<Promise<unknown>>();
   private readonly copyQueue: Array<{ entry: Entry; coding: Copy }> = [];
   private copying: Promise<void> | null = null;
   private readonly stopCopies = new AbortController();
@@ -195,6 +197,15 @@ export class DiskRenderCache implements RenderCache {
     let entries = 0;
     for (const entry of this.entries.values()) if (entry.state === 'ready') entries++;
     return { renders: this.renders, entries, bytes: this.bytes, maxBytes: this.maxBytes, memoryBytes: this.memoryBytes, evictions: this.evictions };
+  }
+
+  /**
+   * Resolves once the renders under way have finished and been kept or dropped, and dropped
+   * files are gone from the disk: what a test
+   * awaits instead of sleeping before it looks at what the cache kept.
+   */
+  async idle(): Promise<void> {
+    while (this.rendering.size > 0 || this.removing.size > 0) await Promise.allSettled([...this.rendering, ...this.removing]);
   }
 
   async close(): Promise<void> {
@@ -316,7 +327,9 @@ export class DiskRenderCache implements RenderCache {
     entry.memory.clear();
     const files = [entry.temp, entry.file, ...[...entry.copies.keys()].map((coding) => entry.path(coding))];
     entry.copies.clear();
-    for (const file of files) void rm(file, { force: true }).catch(() => undefined);
+    const removal = Promise.allSettled(files.map((file) => rm(file, { force: true })));
+    this.removing.add(removal);
+    void removal.then(() => this.removing.delete(removal));
   }
 
   private async loadIntoMemory(entry: Entry, coding: Coding): Promise<void> {

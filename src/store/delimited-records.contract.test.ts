@@ -14,7 +14,7 @@ import type { RecordReader } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn, TabularOptions } from '../model/profile.js';
 import { csvWriter, recordSpec, tsvWriter } from '../formats/delimited.js';
-import { buildMeta, collectChunks, inBatches, legacySample, plainItem, readFixture } from '../formats/test-support.js';
+import { buildMeta, collectChunks, inBatches, legacySample, plainItem, readFixture } from '../../test/support/format-items.js';
 import type { RecordSourceWriter } from '../model/export-writer.js';
 import type { Store } from './types.js';
 

@@ -8,6 +8,8 @@ import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
 import type { PublicationFeed, VariantDemandRepository } from './warming-types.js';
 
+export type { DemandCoding, Publication, PublicationFeed, VariantDemand, VariantDemandRepository } from './warming-types.js';
+
 export interface StoreRecord {
   id: string;
   name: string;

@@ -77,6 +77,7 @@ describe('DiskRenderCache', () => {
       assert.ok(kept, `keep survives round ${i}`);
       await kept.handle?.close();
       assert.ok(cache.stats().bytes <= 50_000);
+      await cache.idle(); // evicted files are removed in the background
       assert.ok(dirBytes(cache.dir) <= 50_000, `round ${i}: ${dirBytes(cache.dir)} bytes on disk`);
     }
     assert.equal(await cache.open(key('k0'), 'identity'), null, 'the oldest went first');
@@ -86,7 +87,7 @@ describe('DiskRenderCache', () => {
     // A single render larger than the whole bound is served whole, then not kept.
     const big = await text(cache.read(key('big'), slowRender(8, 10_000, calls)));
     assert.equal(big.length, 80_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await cache.idle();
     assert.equal(await cache.open(key('big'), 'identity'), null);
     assert.ok(dirBytes(cache.dir) <= 50_000);
     await cache.close();
@@ -104,7 +105,7 @@ describe('DiskRenderCache', () => {
     await b.handle?.close();
     // A late request for the superseded list is still answered, but the result is not kept.
     assert.equal((await text(cache.read(key('a1', 'a', 1), slowRender(2, 100, calls)))).length, 200);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await cache.idle();
     assert.equal(await cache.open(key('a1', 'a', 1), 'identity'), null);
     await cache.close();
   });

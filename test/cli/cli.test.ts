@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -110,7 +110,7 @@ describe('the command line', () => {
     assert.match(result.stdout, new RegExp(`^revoked ${keyId} at `));
     assert.equal(cli(['key', 'revoke', 'key_nope']).code, 1);
     const unknown = cli(['frobnicate']);
-    assert.equal(unknown.code, 1);
+    assert.equal(unknown.code, 2, 'bad usage exits 2 (README "Command line")');
     assert.match(unknown.stderr, /unknown command "frobnicate"/);
   });
 
@@ -119,6 +119,17 @@ describe('the command line', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^key_/);
     assert.equal(cli(['key', 'import', '--store', 'cli-shop', '--value', 'pex_not-legacy']).code, 1);
+  });
+
+  test('bad usage exits 2 before any database is created or migrated', () => {
+    const untouched = join(dir, 'never-created.db');
+    const url = { DATABASE_URL: `sqlite:${untouched}` };
+    for (const args of [['key', 'list'], ['key', 'list', '--store'], ['key', 'list', '--shop', 'x'], ['publish', '--store', 'x'], ['store', 'create', '--id', 'x'], ['profile', 'put', '--store', 'x', '--file', 'p.json', '--id', '0'], ['migrate', '--now'], ['demo', 'please']]) {
+      const result = cli(args, url);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /Usage: price-export/);
+      assert.equal(existsSync(untouched), false, `${args.join(' ')} created the database`);
+    }
   });
 
   test('bad configuration stops with a message naming each bad variable', () => {

@@ -3,25 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { importKey, revokeKey } from '../../src/domain/keys.js';
 import { putProfile } from '../../src/domain/profiles.js';
 import { DIALECTS } from '../support/dialects.js';
+import { assertProblem } from '../support/problem.js';
 import { createTestApp, findKeyLeaks, get, newKey, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
 
 const ITEMS_A = [{ offer_id: 'A1', name: 'Alpha', price: 10 }, { offer_id: 'A2', name: 'Beta', price: '20.5', quantity: 0 }];
 const ITEMS_B = [{ offer_id: 'SECRET-B', name: 'Bravo only', price: 99 }];
 const PROFILE = { name: 'short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] };
-
-function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
-  assert.equal(response.statusCode, status, response.body);
-  assert.equal(response.headers['content-type'], 'application/problem+json');
-  const body = JSON.parse(response.body);
-  assert.equal(body.status, status);
-  assert.equal(body.code, code);
-  assert.equal(typeof body.title, 'string');
-  assert.equal(typeof body.detail, 'string');
-  assert.equal(typeof body.type, 'string');
-  if (status === 401) assert.equal(response.headers['www-authenticate'], 'ApiKey');
-  assert.equal(response.headers['x-content-type-options'], 'nosniff');
-  return body;
-}
 
 for (const dialect of DIALECTS) {
   describe(`errors, keys and isolation (${dialect})`, () => {

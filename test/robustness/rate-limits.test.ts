@@ -11,8 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
 import { buildPublicApp } from '../../src/composition.js';
+import { OUTAGE_BACKOFF_MS } from '../../src/http/request-gate.js';
 import type { RateCounter } from '../../src/rate-limit/interface.js';
 import { RedisCounter } from '../../src/rate-limit/redis-counter.js';
+import { testClock } from '../support/clock.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { ALL_LOG_LINES, findKeyLeaks, ISSUED_KEYS, newKey, publishJson, SEEN_RESPONSES, storeWithKey } from '../support/test-app.js';
 import { findKeyLeaksAnyEncoding, freePort, sleep, TcpProxy } from './child-service.js';
@@ -21,6 +23,11 @@ const REDIS_URL = process.env.PRICE_EXPORT_TEST_REDIS_URL;
 const STORE_LIMIT = 5;
 const FAIL_LIMIT = 3;
 const ITEMS = [{ offer_id: 'A1', name: 'Alpha', price: 10 }];
+/**
+ * The counters' clock: fixed 1 s into a minute and moved only by hand, so no sequence of requests
+ * straddles a window boundary and no test waits for one.
+ */
+const clock = testClock(1_000);
 /** Counters live in Redis for a minute: every run uses its own store ids and client addresses. */
 const RUN = randomBytes(3).toString('hex');
 let clientSeq = 0;
@@ -32,6 +39,7 @@ interface GateApp {
 }
 
 async function gateApp(db: TestDatabase, counter?: RateCounter): Promise<GateApp> {
+  // The default (in-memory) counters and the gate's outage back-off read the test's clock.
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: String(STORE_LIMIT), AUTH_FAIL_LIMIT_PER_MIN: String(FAIL_LIMIT) });
   const logLines: string[] = [];
   const logStream = new Writable({
@@ -41,7 +49,7 @@ async function gateApp(db: TestDatabase, counter?: RateCounter): Promise<GateApp
       done();
     },
   });
-  const app = await buildPublicApp({ config, store: db.store, counter, logStream });
+  const app = await buildPublicApp({ config, store: db.store, counter, logStream, now: clock.now });
   await app.ready();
   return { app, logLines };
 }
@@ -53,12 +61,6 @@ async function call(app: FastifyInstance, url: string, client: string, headers: 
 }
 
 const exportUrl = (key: string) => `/api/export/latest?key=${key}`;
-
-/** Windows are aligned to the minute: a sequence that straddles the boundary would see its count reset. */
-async function freshWindow(needMs = 3_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await sleep(left + 100);
-}
 
 type Answer = Awaited<ReturnType<typeof call>>;
 
@@ -100,7 +102,6 @@ describe('rate limits (in-memory counters)', () => {
   test('a store may make RATE_LIMIT_PER_MIN requests a minute; the next gets 429 with Retry-After and RateLimit headers', async () => {
     const key = await storeWithKey(db.store, `limit-${RUN}`);
     await publishJson(db.store, `limit-${RUN}`, ITEMS);
-    await freshWindow();
     const client = newClient();
     for (let i = 1; i <= STORE_LIMIT; i++) {
       const response = await call(gate.app, exportUrl(key), client);
@@ -112,13 +113,30 @@ describe('rate limits (in-memory counters)', () => {
     assertLimited(await call(gate.app, '/api/me', newClient(), { 'x-api-key': key }), 'store', STORE_LIMIT);
   });
 
+  test('the quota comes back when the clock reaches the next minute, and not a moment before', async () => {
+    const key = await storeWithKey(db.store, `window-${RUN}`);
+    await publishJson(db.store, `window-${RUN}`, ITEMS);
+    const client = newClient();
+    for (let i = 1; i <= STORE_LIMIT; i++) assert.equal((await call(gate.app, exportUrl(key), client)).statusCode, 200);
+    const limited = await call(gate.app, exportUrl(key), client);
+    assertLimited(limited, 'store', STORE_LIMIT);
+    const untilNextMinute = 60_000 - (clock.now() % 60_000);
+    assert.equal(Number(limited.headers['retry-after']), Math.ceil(untilNextMinute / 1000));
+    clock.advance(untilNextMinute - 1);
+    assertLimited(await call(gate.app, exportUrl(key), client), 'store', STORE_LIMIT);
+    clock.advance(1);
+    const next = await call(gate.app, exportUrl(key), client);
+    assert.equal(next.statusCode, 200);
+    assertQuota(next, 'store', STORE_LIMIT, STORE_LIMIT - 1);
+    assert.equal(next.headers.ratelimit, `"store";r=${STORE_LIMIT - 1};t=60`);
+  });
+
   test('two keys of one store share one quota; another store keeps its own', async () => {
     const first = await storeWithKey(db.store, `shared-${RUN}`);
     const second = await newKey(db.store, `shared-${RUN}`);
     const other = await storeWithKey(db.store, `other-${RUN}`);
     await publishJson(db.store, `shared-${RUN}`, ITEMS);
     await publishJson(db.store, `other-${RUN}`, ITEMS);
-    await freshWindow();
     const client = newClient();
     for (let i = 1; i <= STORE_LIMIT; i++) {
       const response = await call(gate.app, i % 2 ? exportUrl(first) : `/WebApi/CampaignDataLatestGet/${second}`, client);
@@ -135,7 +153,6 @@ describe('rate limits (in-memory counters)', () => {
   test('wrong keys count against the client, never against a store', async () => {
     const key = await storeWithKey(db.store, `victim-${RUN}`);
     await publishJson(db.store, `victim-${RUN}`, ITEMS);
-    await freshWindow();
     const guesser = newClient();
     const wrong = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
     for (let i = 1; i <= FAIL_LIMIT; i++) {
@@ -153,7 +170,6 @@ describe('rate limits (in-memory counters)', () => {
   });
 
   test('a missing key is not a wrong key: it never uses up the client’s allowance', async () => {
-    await freshWindow();
     const client = newClient();
     for (let i = 0; i < FAIL_LIMIT * 3; i++) {
       const response = await call(gate.app, '/api/export/latest', client);
@@ -166,7 +182,6 @@ describe('rate limits (in-memory counters)', () => {
   test('304 and HEAD answers count and carry the headers too', async () => {
     const key = await storeWithKey(db.store, `cond-${RUN}`);
     await publishJson(db.store, `cond-${RUN}`, ITEMS);
-    await freshWindow();
     const client = newClient();
     const first = await call(gate.app, exportUrl(key), client);
     const conditional = await call(gate.app, exportUrl(key), client, { 'if-none-match': String(first.headers.etag) });
@@ -185,7 +200,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
   let two: GateApp;
   before(async () => {
     db = await createTestDatabase('sqlite');
-    counters = [await RedisCounter.connect(REDIS_URL!), await RedisCounter.connect(REDIS_URL!)];
+    counters = [await RedisCounter.connect(REDIS_URL!, { now: clock.now }), await RedisCounter.connect(REDIS_URL!, { now: clock.now })];
     one = await gateApp(db, counters[0]);
     two = await gateApp(db, counters[1]);
   });
@@ -203,7 +218,6 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const first = await storeWithKey(db.store, storeId);
     const second = await newKey(db.store, storeId);
     await publishJson(db.store, storeId, ITEMS);
-    await freshWindow();
     const client = newClient();
     for (let i = 1; i <= STORE_LIMIT; i++) {
       const response = await call(i % 2 ? one.app : two.app, exportUrl(i % 3 ? first : second), client);
@@ -218,7 +232,6 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const storeId = `redis-victim-${RUN}`;
     const key = await storeWithKey(db.store, storeId);
     await publishJson(db.store, storeId, ITEMS);
-    await freshWindow();
     const guesser = newClient();
     for (let i = 1; i <= FAIL_LIMIT; i++) {
       const response = await call(i % 2 ? one.app : two.app, exportUrl(`wrong-key-${i}`), guesser);
@@ -231,31 +244,63 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     assertQuota(owner, 'store', STORE_LIMIT, STORE_LIMIT - 1);
   });
 
+  /** How many times the gate asked the counters (hit or peek), so far. */
+  interface AskedCounter { counter: RedisCounter; asks(): number }
+
+  function countingAsks(counter: RedisCounter): AskedCounter {
+    let asks = 0;
+    const counted = new Proxy(counter, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property !== 'hit' && property !== 'peek') return typeof value === 'function' ? value.bind(target) : value;
+        return (...args: unknown[]) => { asks++; return (value as (...a: unknown[]) => unknown).apply(target, args); };
+      },
+    });
+    return { counter: counted, asks: () => asks };
+  }
+
   /** An app whose counters reach Redis through a proxy of ours, so Redis can be cut without touching it. */
-  async function behindProxy(): Promise<{ proxy: TcpProxy; counter: RedisCounter; flaky: GateApp; close(): Promise<void> }> {
+  async function behindProxy(): Promise<{ proxy: TcpProxy; asks(): number; flaky: GateApp; close(): Promise<void> }> {
     const { hostname, port } = new URL(REDIS_URL!);
     const proxy = new TcpProxy(hostname, Number(port || 6379));
     await proxy.start();
-    const counter = await RedisCounter.connect(`redis://127.0.0.1:${proxy.port}`);
-    const flaky = await gateApp(db, counter);
-    return { proxy, counter, flaky, close: async () => { await flaky.app.close(); await counter.close(); await proxy.close(); } };
+    const counted = countingAsks(await RedisCounter.connect(`redis://127.0.0.1:${proxy.port}`, { now: clock.now }));
+    const flaky = await gateApp(db, counted.counter);
+    return { proxy, asks: counted.asks, flaky, close: async () => { await flaky.app.close(); await counted.counter.close(); await proxy.close(); } };
   }
 
-  async function assertServedUncounted(app: FastifyInstance, url: string, client: string, maxMs: number) {
-    const started = Date.now();
+  async function assertServedUncounted(app: FastifyInstance, url: string, client: string) {
     const response = await call(app, url, client);
-    const ms = Date.now() - started;
     assert.equal(response.statusCode, 200, 'fail open: the store is served while the counters are away');
     assert.equal(response.headers.ratelimit, undefined, 'no quota is claimed that was not counted');
-    assert.ok(ms < maxMs, `an outage costs no latency (${ms} ms)`);
   }
 
+  /**
+   * An outage costs no latency after its first request: the gate asks the counters once, and
+   * not again until the back-off has passed on its clock (which the test holds still), so no
+   * later request can wait on Redis. Counted, not timed.
+   */
+  async function assertOutageAskedOnce(app: FastifyInstance, url: string, client: string, asks: () => number) {
+    const before = asks();
+    await assertServedUncounted(app, url, client);
+    assert.equal(asks(), before + 1, 'the first request during the outage asks the counters');
+    for (let i = 0; i < STORE_LIMIT * 2; i++) await assertServedUncounted(app, url, client);
+    clock.advance(OUTAGE_BACKOFF_MS - 1);
+    await assertServedUncounted(app, url, client);
+    assert.equal(asks(), before + 1, 'no request after it waits on the counters during the back-off');
+  }
+
+  /** Redis is back: once the back-off (OUTAGE_BACKOFF_MS) has passed on the test's clock, requests are counted again. */
   async function awaitCounting(app: FastifyInstance, url: string, client: string): Promise<Answer> {
+    // Reconnection is real network work in ioredis' background; the poll waits for it, bounded.
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
+      // A whole window: past the back-off, and at the same second of the next minute, so the
+      // sequences of the tests that follow never straddle a window boundary.
+      clock.advance(60_000);
       const response = await call(app, url, client);
       if (response.headers.ratelimit !== undefined) return response;
-      await sleep(250);
+      await sleep(100);
     }
     assert.fail('counting did not resume within 15 s of Redis coming back');
   }
@@ -263,7 +308,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
   const outageWarnings = (lines: string[]) => lines.map((line) => JSON.parse(line)).filter((entry) => /counters unreachable/.test(entry.msg));
 
   test('Redis refusing mid-run: requests are admitted at once without limits, one warning is logged, counting resumes when it is back', async () => {
-    const { proxy, flaky, close } = await behindProxy();
+    const { proxy, asks, flaky, close } = await behindProxy();
     try {
       const storeId = `redis-outage-${RUN}`;
       const key = await storeWithKey(db.store, storeId);
@@ -273,8 +318,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
 
       await proxy.cut();
       // The first ask may race ioredis noticing the cut connection and wait out the command timeout; none after it waits.
-      await assertServedUncounted(flaky.app, exportUrl(key), client, 1_500);
-      for (let i = 0; i < STORE_LIMIT * 2; i++) await assertServedUncounted(flaky.app, exportUrl(key), client, 300);
+      await assertOutageAskedOnce(flaky.app, exportUrl(key), client, asks);
       // A wrong key is still refused (401), not turned into a 500 by the missing counter.
       assert.equal((await call(flaky.app, exportUrl('wrong-key-during-outage'), client)).statusCode, 401);
       const warnings = outageWarnings(flaky.logLines);
@@ -292,14 +336,14 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const { hostname, port } = new URL(REDIS_URL!);
     const proxy = new TcpProxy(hostname, Number(port || 6379));
     proxy.port = await freePort();
-    const counter = await RedisCounter.connect(`redis://127.0.0.1:${proxy.port}`);
+    const counter = await RedisCounter.connect(`redis://127.0.0.1:${proxy.port}`, { now: clock.now });
     const late = await gateApp(db, counter);
     try {
       const storeId = `redis-late-${RUN}`;
       const key = await storeWithKey(db.store, storeId);
       await publishJson(db.store, storeId, ITEMS);
       const client = newClient();
-      await assertServedUncounted(late.app, exportUrl(key), client, 1_500);
+      await assertServedUncounted(late.app, exportUrl(key), client);
       assert.equal(outageWarnings(late.logLines).length, 1);
       await proxy.start();
       assert.equal((await awaitCounting(late.app, exportUrl(key), client)).statusCode, 200);
@@ -311,7 +355,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
   });
 
   test('Redis hanging mid-run (a partition: nothing refused, nothing answered): one request waits the command timeout, the rest none', async () => {
-    const { proxy, flaky, close } = await behindProxy();
+    const { proxy, asks, flaky, close } = await behindProxy();
     try {
       const storeId = `redis-hang-${RUN}`;
       const key = await storeWithKey(db.store, storeId);
@@ -320,8 +364,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
       assertQuota(await call(flaky.app, exportUrl(key), client), 'store', STORE_LIMIT, STORE_LIMIT - 1);
 
       proxy.blackhole();
-      await assertServedUncounted(flaky.app, exportUrl(key), client, 1_500);
-      for (let i = 0; i < STORE_LIMIT * 2; i++) await assertServedUncounted(flaky.app, exportUrl(key), client, 300);
+      await assertOutageAskedOnce(flaky.app, exportUrl(key), client, asks);
       assert.equal(outageWarnings(flaky.logLines).length, 1);
 
       await proxy.restore();

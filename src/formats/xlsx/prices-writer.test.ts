@@ -20,7 +20,7 @@ import {
   soffice,
   toPriceItem,
   unzip,
-} from './workbook-test-support.js';
+} from '../../../test/support/workbooks.js';
 
 const render = (items: readonly PriceItem[], columns: readonly ExportColumn[] = LEGACY_COLUMNS, legacy = true) =>
   collect(xlsxWriter.render(inBatches(items), makeMeta(items, columns, legacy)));

@@ -6,7 +6,7 @@ import { profileColumns, type ExportColumn } from '../../model/columns.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { NO_COMPETITORS_NOTE } from './matrix-sheets.js';
 import { FILL_COLOURS } from './styles.js';
-import { renderSummaryMatrix, SUMMARY_CONTENT_TYPE, SUMMARY_EXTENSION } from './summary-writer.js';
+import { renderSummaryMatrix, SUMMARY_CONTENT_TYPE } from './summary-writer.js';
 import {
   collect,
   convertWithLibreOffice,
@@ -20,7 +20,7 @@ import {
   soffice,
   toPriceItem,
   unzip,
-} from './workbook-test-support.js';
+} from '../../../test/support/workbooks.js';
 
 async function render(items: readonly PriceItem[], columns?: readonly ExportColumn[]) {
   const meta = columns ? makeMeta(items, columns, false) : makeMeta(items);
@@ -45,7 +45,6 @@ const EDGE_ITEMS = [
 describe('renderSummaryMatrix', () => {
   it('is an xlsx workbook with the sheets Matrix, Offers, Summary', async () => {
     assert.equal(SUMMARY_CONTENT_TYPE, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-    assert.equal(SUMMARY_EXTENSION, 'xlsx');
     const workbook = await open(sampleItems());
     assert.deepEqual(workbook.worksheets.map((sheet) => sheet.name), ['Matrix', 'Offers', 'Summary']);
   });

@@ -18,7 +18,6 @@ import { Style } from './styles.js';
 import { renderWorkbook, type SheetSpec } from './workbook.js';
 
 export const SUMMARY_CONTENT_TYPE = XLSX_CONTENT_TYPE;
-export const SUMMARY_EXTENSION = 'xlsx';
 
 export const SUMMARY_TITLES = ['competitor', 'products_priced', 'cheaper', 'equal', 'dearer', 'price_index'] as const;
 
@@ -115,7 +114,7 @@ export async function* renderSummaryMatrix(
 /** The summary workbook as the export path sees it (address 3): the items it is given are read once per pass. */
 export const summaryWriter: ExportWriter = {
   format: 'xlsx',
-  extension: SUMMARY_EXTENSION,
+  extension: 'xlsx',
   fileSuffix: '-summary',
   // Competitors and the product columns beyond the legacy ones: every field.
   needs: { fields: 'all', categories: false },

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
 import { tableSheets, type TableOptions } from './table-sheets.js';
 import { renderWorkbook } from './workbook.js';
-import { collect, inBatches, loadWorkbook, sheetValues, unzip } from './workbook-test-support.js';
+import { collect, inBatches, loadWorkbook, sheetValues, unzip } from '../../../test/support/workbooks.js';
 
 const numbers = (count: number): number[] => Array.from({ length: count }, (_, i) => i + 1);
 

@@ -54,7 +54,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerRequestMetrics(app, deps.metrics ?? noopMetrics);
   registerRequestLog(app, 'admin request', deps.metrics ?? noopMetrics);
   registerSecurityHeaders(app);
-  registerAdminErrors(app, config.basePath);
+  registerAdminErrors(app, config.basePath, () => store.ping());
   registerAdminAuth(app, config.adminToken, { failLimitPerMin: config.adminAuthFailLimitPerMin, now: deps.now });
   for (const warning of adminExposureWarnings(config.adminHost, config.adminToken)) app.log.warn(warning);
 

@@ -1,26 +1,17 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, isAppError } from '../../errors/app-error.js';
-import { sendProblem } from '../problem.js';
+import { AppError } from '../../errors/app-error.js';
+import { registerProblemHandler } from '../plugins/error-handling.js';
 import { PUBLISH_MEDIA_TYPES } from './routes/price-lists.js';
 
 /**
- * The admin side's problem+json: the same error table and renderer as the public side, with
- * its own reading of the framework's errors (a bad body is the caller's input, 422; a bad
- * address part is a parameter, 400). Unknown errors are logged without their message (a
- * driver's message may quote a statement parameter, and with it a key hash) and become a bare 500.
- * `basePath` is the public side's: a problem's `type` points into the public /docs, whose
- * error table lists the admin codes too.
+ * The admin side's problem+json: the public side's problem handler (same error table, same
+ * renderer, same 503 on a database outage), with its own reading of the framework's errors (a
+ * bad body is the caller's input, 422; a bad address part is a parameter, 400). `basePath` is
+ * the public side's: a problem's `type` points into the public /docs, whose error table lists
+ * the admin codes too.
  */
-export function registerAdminErrors(app: FastifyInstance, basePath: string): void {
-  app.setNotFoundHandler((_request, reply) => sendProblem(reply, new AppError('not_found', 'no such admin address'), basePath));
-
-  app.setErrorHandler(async (error: FastifyError | AppError, request, reply) => {
-    if (isAppError(error)) return sendProblem(reply, error, basePath);
-    const framework = frameworkError(error as FastifyError);
-    if (framework) return sendProblem(reply, framework, basePath);
-    request.log.error({ err: { type: (error as Error).name, code: (error as FastifyError).code, stack: (error as Error).stack?.split('\n').slice(1).join('\n') } }, 'unexpected error');
-    return sendProblem(reply, new AppError('internal_error', 'an unexpected error occurred; it has been logged'), basePath);
-  });
+export function registerAdminErrors(app: FastifyInstance, basePath: string, ping: () => Promise<unknown>): void {
+  registerProblemHandler(app, { basePath, notFoundDetail: 'no such admin address', ping, frameworkError: adminFrameworkError });
 
   // RFC 6750: a 401 names the scheme the caller should use. sendProblem writes the public
   // side's `ApiKey`; the admin side asks for its bearer token instead.
@@ -30,7 +21,7 @@ export function registerAdminErrors(app: FastifyInstance, basePath: string): voi
   });
 }
 
-function frameworkError(error: FastifyError): AppError | null {
+function adminFrameworkError(error: FastifyError): AppError | null {
   switch (error.code) {
     case 'FST_ERR_VALIDATION':
       // The message names the part and the rule (`body/name must NOT have fewer than 1 characters`), never a value.

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import type { Config } from '../../config/config.js';
-import { BUILDER_CSS, BUILDER_HTML } from '../pages/builder-page.js';
-import { BUILDER_JS } from '../pages/builder-script.js';
+import { BUILDER_CSS, BUILDER_HTML, BUILDER_JS } from '../pages/builder-page.js';
 import { publicRoute } from '../public-route.js';
 
 /**

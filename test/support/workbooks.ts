@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
-import { LEGACY_COLUMNS, type ExportColumn } from '../../model/columns.js';
-import type { PriceItem } from '../../model/price-item.js';
-import { DEFAULT_TABULAR_OPTIONS } from '../../model/profile.js';
-import { normalizeItem } from '../test-support.js';
-import type { ExportMeta } from '../../model/export-writer.js';
+import { LEGACY_COLUMNS, type ExportColumn } from '../../src/model/columns.js';
+import type { PriceItem } from '../../src/model/price-item.js';
+import { DEFAULT_TABULAR_OPTIONS } from '../../src/model/profile.js';
+import { normalizeItem } from './format-items.js';
+import type { ExportMeta } from '../../src/model/export-writer.js';
 
 type Raw = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ export const toPriceItem = (raw: Raw): PriceItem => normalizeItem(raw);
 
 /** test/fixtures/legacy-sample.json as PriceItems. */
 export function sampleItems(): PriceItem[] {
-  const url = new URL('../../../test/fixtures/legacy-sample.json', import.meta.url);
+  const url = new URL('../fixtures/legacy-sample.json', import.meta.url);
   const raw = JSON.parse(readFileSync(url, 'utf8')) as { items: Raw[] };
   return raw.items.map(toPriceItem);
 }

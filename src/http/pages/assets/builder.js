@@ -1,14 +1,15 @@
-/**
+// @ts-check
+/*
  * The export-link builder's script, served as its own file (the page's CSP allows no inline
- * script). Plain ES2017 for the browser, no build step: kept as text because the build copies
- * only .ts, and as String.raw so its regular expressions keep their backslashes.
+ * script). Plain ES2017 for the browser, no build step; `npm run check` type-checks it against
+ * the DOM (tsconfig.assets.json) and `npm run build` copies it to dist/.
  *
  * The key lives only in this page's memory: never stored (no storage, no cookies), never put
  * into the page's own address; it travels only in the X-Api-Key header to api/me and inside
  * the export address the holder asked for. Every address is relative to the page, so the
  * page works under BASE_PATH.
  */
-export const BUILDER_JS = String.raw`'use strict';
+'use strict';
 (function () {
   var PREVIEW_LINES = 20;
   var PREVIEW_MAX_BYTES = 64 * 1024;
@@ -21,7 +22,10 @@ export const BUILDER_JS = String.raw`'use strict';
     summary: { defaultFormat: 'xlsx', formats: ['xlsx'], path: '/WebApi/SummaryExportLatestGet/{api_key}' }
   };
 
-  var el = function (id) { return document.getElementById(id); };
+  /** @param {string} id @returns {HTMLElement} */
+  var el = function (id) { return /** @type {HTMLElement} */ (document.getElementById(id)); };
+  /** A form control by id (the key and address inputs, the format and profile selects, the checkbox). */
+  var control = function (/** @type {string} */ id) { return /** @type {HTMLInputElement} */ (document.getElementById(id)); };
   var checked = null;        // { key, me } of the last key /api/me accepted
   var checkSeq = 0;
   var submittedKey = null;   // the key of the last check, answered or still pending
@@ -65,12 +69,12 @@ export const BUILDER_JS = String.raw`'use strict';
     stopPreview();
     el('account').hidden = true;
     el('builder').hidden = true;
-    el('address').value = '';
+    control('address').value = '';
   }
 
   async function checkKey(event) {
     event.preventDefault();
-    var key = el('key').value.trim();
+    var key = control('key').value.trim();
     var seq = ++checkSeq;
     submittedKey = key;
     forget();
@@ -155,14 +159,14 @@ export const BUILDER_JS = String.raw`'use strict';
   }
 
   function chosenKind() {
-    var radio = document.querySelector('input[name=kind]:checked');
+    var radio = /** @type {HTMLInputElement | null} */ (document.querySelector('input[name=kind]:checked'));
     return radio ? radio.value : 'campaign_data';
   }
 
   /** The summary offers xlsx only; the price list's formats come from api/me. */
   function fillFormats() {
     var kind = KINDS[chosenKind()];
-    var select = el('format');
+    var select = /** @type {HTMLSelectElement} */ (el('format'));
     var formats = kind.formats || checked.me.formats;
     select.textContent = '';
     formats.forEach(function (f) { select.append(option(f, FORMAT_NAMES[f] || f)); });
@@ -178,10 +182,10 @@ export const BUILDER_JS = String.raw`'use strict';
     if (template.charAt(0) === '/') template = location.origin + template;
     var address = template.replace('{api_key}', encodeURIComponent(checked.key));
     var params = [];
-    var format = el('format').value;
+    var format = control('format').value;
     if (format && format !== kind.defaultFormat) params.push('format=' + encodeURIComponent(format));
-    if (el('profile').value) params.push('profile_id=' + encodeURIComponent(el('profile').value));
-    if (el('only-available').checked) params.push('only_available=true');
+    if (control('profile').value) params.push('profile_id=' + encodeURIComponent(control('profile').value));
+    if (control('only-available').checked) params.push('only_available=true');
     if (params.length > 0) address += (address.indexOf('?') === -1 ? '?' : '&') + params.join('&');
     return address;
   }
@@ -199,7 +203,7 @@ export const BUILDER_JS = String.raw`'use strict';
 
   function update() {
     if (!checked) return;
-    el('address').value = buildAddress();
+    control('address').value = buildAddress();
     el('copy-status').textContent = '';
     schedulePreview();
     scheduleFeedCheck();
@@ -214,7 +218,7 @@ export const BUILDER_JS = String.raw`'use strict';
   function scheduleFeedCheck() {
     clearTimeout(feedCheckTimer);
     var seq = ++feedCheckSeq;
-    var format = el('format').value || 'csv';
+    var format = /** @type {HTMLSelectElement} */ (el('format')).value || 'csv';
     el('feed-check').hidden = true;
     if (chosenKind() === 'summary' || CHECKED_FORMATS.indexOf(format) === -1 || !checked.me.price_list) {
       say(el('feed-check-status'), '', 'The feed check covers ' + CHECKED_FORMATS.join(', ') + ' exports.');
@@ -223,8 +227,9 @@ export const BUILDER_JS = String.raw`'use strict';
     say(el('feed-check-status'), '', 'Checking the feed…');
     feedCheckTimer = setTimeout(async function () {
       var params = ['key=' + encodeURIComponent(checked.key), 'format=' + format];
-      if (el('profile').value) params.push('profile_id=' + encodeURIComponent(el('profile').value));
-      if (el('only-available').checked) params.push('only_available=true');
+      var profileId = /** @type {HTMLSelectElement} */ (el('profile')).value;
+      if (profileId) params.push('profile_id=' + encodeURIComponent(profileId));
+      if (/** @type {HTMLInputElement} */ (el('only-available')).checked) params.push('only_available=true');
       try {
         var response = await fetch('api/export/check?' + params.join('&'), { cache: 'no-store', credentials: 'omit' });
         if (seq !== feedCheckSeq) return;
@@ -309,8 +314,8 @@ export const BUILDER_JS = String.raw`'use strict';
 
   async function showPreview() {
     var seq = previewSeq;
-    var address = el('address').value;
-    var format = el('format').value;
+    var address = control('address').value;
+    var format = control('format').value;
     var controller = new AbortController();
     previewAbort = controller;
     try {
@@ -345,7 +350,7 @@ export const BUILDER_JS = String.raw`'use strict';
   }
 
   async function copyAddress() {
-    var address = el('address');
+    var address = control('address');
     var done = false;
     try {
       await navigator.clipboard.writeText(address.value);
@@ -358,7 +363,7 @@ export const BUILDER_JS = String.raw`'use strict';
   }
 
   function toggleKey() {
-    var input = el('key');
+    var input = control('key');
     var show = input.type === 'password';
     input.type = show ? 'text' : 'password';
     el('show-key').textContent = show ? 'Hide' : 'Show';
@@ -371,7 +376,7 @@ export const BUILDER_JS = String.raw`'use strict';
   el('copy').addEventListener('click', copyAddress);
   // Editing the key drops what belonged to the checked one (and any answer still on its way).
   el('key').addEventListener('input', function () {
-    if (submittedKey && el('key').value.trim() !== submittedKey) {
+    if (submittedKey && control('key').value.trim() !== submittedKey) {
       submittedKey = null;
       checkSeq++;
       forget();
@@ -382,9 +387,8 @@ export const BUILDER_JS = String.raw`'use strict';
     radio.addEventListener('change', function () { if (checked) { fillFormats(); update(); } });
   });
   el('format').addEventListener('change', function () {
-    if (chosenKind() !== 'summary') priceFormat = el('format').value;
+    if (chosenKind() !== 'summary') priceFormat = control('format').value;
     update();
   });
   ['profile', 'only-available'].forEach(function (id) { el(id).addEventListener('change', update); });
 })();
-`;

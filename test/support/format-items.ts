@@ -3,15 +3,15 @@
  * (the real one lives with publishing), an ExportMeta builder, and byte collection.
  */
 import { readFileSync } from 'node:fs';
-import { LEGACY_COLUMNS, type ExportColumn } from '../model/columns.js';
-import { parseMoney, type Cents } from '../model/money.js';
-import type { PriceItem } from '../model/price-item.js';
-import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type PriceType, type TabularOptions } from '../model/profile.js';
-import type { ExportCategory, ExportMeta, ExportWriter } from '../model/export-writer.js';
+import { LEGACY_COLUMNS, type ExportColumn } from '../../src/model/columns.js';
+import { parseMoney, type Cents } from '../../src/model/money.js';
+import type { PriceItem } from '../../src/model/price-item.js';
+import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type PriceType, type TabularOptions } from '../../src/model/profile.js';
+import type { ExportCategory, ExportMeta, ExportWriter } from '../../src/model/export-writer.js';
 
 type RawItem = Record<string, unknown>;
 
-export const fixturePath = (name: string): URL => new URL(`../../test/fixtures/${name}`, import.meta.url);
+export const fixturePath = (name: string): URL => new URL(`../fixtures/${name}`, import.meta.url);
 export const readFixture = (name: string): Buffer => readFileSync(fixturePath(name));
 
 function money(value: unknown, field: string): Cents {

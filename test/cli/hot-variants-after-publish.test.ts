@@ -54,7 +54,7 @@ for (const dialect of DIALECTS) {
       tmp = mkdtempSync(join(tmpdir(), 'price-export-hot-'));
       const logStream = new Writable({ write(chunk, _encoding, done) { logLines.push(chunk.toString()); done(); } });
       const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000' });
-      app = await buildPublicApp({ config, store: db.store, logStream, now: () => new Date(clock) });
+      app = await buildPublicApp({ config, store: db.store, logStream, now: () => clock });
       await app.ready();
     });
     after(async () => {

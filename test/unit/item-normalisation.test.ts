@@ -1,0 +1,66 @@
+/** Item normalisation (src/domain/item-validation.ts, CONTRACT §2): defaults, text rows, every problem listed. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { normalizeCategory, normalizeItem } from '../../src/domain/item-validation.js';
+
+const minimal = { offer_id: 'A1', name: 'Kettle', price: 1990.5 };
+
+function problems(raw: unknown, text = false): string[] {
+  const result = normalizeItem(raw, 'RUB', text);
+  assert.ok(result.problems, `accepted ${JSON.stringify(raw)}`);
+  return result.problems;
+}
+
+describe('normalizeItem', () => {
+  test('a minimal item gets the defaults of CONTRACT §2', () => {
+    const { item } = normalizeItem(minimal, 'RUB');
+    assert.deepEqual(item, {
+      offer_id: 'A1', name: 'Kettle', price: 199050, old_price: null, purchase_price: null, currency: 'RUB',
+      available: true, quantity: null, url: null, picture: null, vendor: null, vendor_code: null, barcode: null,
+      description: null, category: null, competitors: null, attributes: null,
+    });
+  });
+
+  test('availability follows quantity unless given; currency is upper-cased', () => {
+    assert.equal(normalizeItem({ ...minimal, quantity: 0 }, 'RUB').item?.available, false);
+    assert.equal(normalizeItem({ ...minimal, quantity: 3 }, 'RUB').item?.available, true);
+    assert.equal(normalizeItem({ ...minimal, quantity: 0, available: true }, 'RUB').item?.available, true);
+    assert.equal(normalizeItem({ ...minimal, currency: 'usd' }, 'RUB').item?.currency, 'USD');
+  });
+
+  test('a numeric offer_id is read as text; a category path gets one spelling', () => {
+    assert.equal(normalizeItem({ ...minimal, offer_id: 17 }, 'RUB').item?.offer_id, '17');
+    assert.equal(normalizeItem({ ...minimal, category: ' Electronics /Phones/ ' }, 'RUB').item?.category, 'Electronics / Phones');
+    assert.equal(normalizeItem({ ...minimal, category: ' / ' }, 'RUB').item?.category, null);
+  });
+
+  test('CSV text rows: empty means absent, numbers and JSON come as text', () => {
+    const { item } = normalizeItem({ offer_id: 'C1', name: 'Row', price: '10.50', quantity: '4', old_price: '', 'attributes.color': 'red' }, 'RUB', true);
+    assert.equal(item?.price, 1050);
+    assert.equal(item?.quantity, 4);
+    assert.equal(item?.old_price, null);
+    assert.deepEqual(item?.attributes, { color: 'red' });
+  });
+
+  test('every problem of a bad row is listed, not just the first', () => {
+    const found = problems({ offer_id: '', price: 1.505, quantity: -1, currency: 'rubles', url: 'ftp://x', available: 'perhaps' });
+    for (const expected of [/^offer_id must not be empty$/, /^name is required$/, /^price has more than two fractional digits$/, /^quantity must be an integer ≥ 0$/, /^currency must be an ISO 4217 code/, /^url must be an absolute http\(s\) URL$/, /^available must be true or false$/]) {
+      assert.ok(found.some((problem) => expected.test(problem)), `${expected} in ${found.join(' | ')}`);
+    }
+  });
+
+  test('control characters and over-long ids are refused; a row must be an object', () => {
+    assert.ok(problems({ ...minimal, name: 'bad\u0000name' }).some((p) => /name contains a control character/.test(p)));
+    assert.ok(problems({ ...minimal, offer_id: 'x'.repeat(121) }).some((p) => /offer_id must be at most 120 characters/.test(p)));
+    assert.deepEqual(problems([minimal]), ['must be an object']);
+    assert.deepEqual(problems(null), ['must be an object']);
+  });
+});
+
+describe('normalizeCategory', () => {
+  test('trims each level and drops empty ones', () => {
+    assert.equal(normalizeCategory('a/b'), 'a / b');
+    assert.equal(normalizeCategory('//a// b //'), 'a / b');
+    assert.equal(normalizeCategory(''), '');
+  });
+});

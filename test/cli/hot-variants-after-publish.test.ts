@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { until } from '../support/until.js';
 import type { FastifyInstance } from 'fastify';
 import { buildPublicApp } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -32,13 +33,6 @@ const items = (count: number, tag: string) =>
     url: `https://shop.example/p/${i}`,
   }));
 
-const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
 
 for (const dialect of DIALECTS) {
   describe(`hot variants are rendered after each publication (${dialect})`, () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { until } from '../support/until.js';
 import { createEmptyDatabase, freePort, startServer, type ServerProcess } from './processes.js';
 
 /**
@@ -17,14 +17,6 @@ const skip = !PG ? 'needs PostgreSQL: set PRICE_EXPORT_TEST_PG_URL (npm test set
 const ADMIN_TOKEN = `warm-${randomBytes(12).toString('hex')}`;
 const SHOP = `warm-${randomBytes(4).toString('hex')}`;
 
-/** A bounded wait for a condition of another process's state (no fixed sleeps). */
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** The response's headers and bytes as sent (fetch would decode the content coding). */
 function raw(url: string, coding: string, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {

@@ -22,35 +22,8 @@ const STORE_SEAM = '^src/store/types\\.ts$';
  * its fix is merged; `npm run check` then proves the tree is clean.
  */
 const TEMPORARY_EXCEPTIONS = [
-  // domain → formats: the export path moves writer selection out of the domain (#12 item 1).
-  ['domain-not-to-formats', 'src/domain/exports.ts', 'src/formats/types.ts'],
-  // formats → domain: the matrix vocabulary moves to model/ (#12 item 1, formats).
-  ['formats-not-to-domain', 'src/formats/xlsx/matrix-sheets.ts', 'src/domain/matrix.ts'],
-  ['formats-not-to-domain', 'src/formats/xlsx/summary-writer.ts', 'src/domain/matrix.ts'],
-  // http → store: routes and plugins name the storage seam directly; the Database rename and the
-  // domain-owned export path (#12 items 1 and 3) take these away.
-  ['http-not-to-store', 'src/http/admin/admin-app.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/admin/routes/keys.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/admin/routes/price-lists.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/admin/routes/profiles.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/admin/routes/stores.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/admin/views.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/app.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/checked-export.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/request-gate.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/routes/exports.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/routes/me.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/routes/summary.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/routes/feed-check.ts', 'src/store/types.ts'],
-  ['http-not-to-store', 'src/http/operations/health.ts', 'src/store/types.ts'],
-  // http → formats: HTTP names writers and format lists itself; once the domain owns `resolve`
-  // and `open` (#12 item 1) the format vocabulary reaches http through the domain or model/.
-  ['http-not-to-formats-cli', 'src/http/export-params.ts', 'src/formats/types.ts'],
-  ['http-not-to-formats-cli', 'src/http/schemas/exports.ts', 'src/formats/types.ts'],
-  ['http-not-to-formats-cli', 'src/http/routes/exports.ts', 'src/formats/types.ts'],
-  ['http-not-to-formats-cli', 'src/http/routes/exports.ts', 'src/formats/registry.ts'],
-  ['http-not-to-formats-cli', 'src/http/routes/me.ts', 'src/formats/types.ts'],
-  ['http-not-to-formats-cli', 'src/http/routes/summary.ts', 'src/formats/xlsx/summary-writer.ts'],
+  // None left: the redesign (#12) removed every wrong-way import. Add a pair here only with a
+  // comment naming the issue that takes it away.
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

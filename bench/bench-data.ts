@@ -9,7 +9,7 @@ import type { PriceItem } from '../src/model/price-item.js';
 import type { SourceRow } from '../src/domain/publication-source.js';
 import { publishPriceList } from '../src/domain/publishing.js';
 import { createStore } from '../src/domain/stores.js';
-import type { Store } from '../src/store/types.js';
+import type { Database } from '../src/store/types.js';
 
 const NAMES = ['Смартфон «Галактика» 128 ГБ', 'Case, black', 'Cable 2" USB-C', 'Холодильник; 300 л', 'Plain item', ' leading space'];
 const CATEGORIES = Array.from({ length: 40 }, (_, i) => `Раздел ${i % 8} / Подраздел ${i}`);
@@ -69,14 +69,14 @@ async function* sourceRows(count: number): AsyncGenerator<SourceRow> {
 }
 
 /** Publishes the catalogue again as the store's new latest list (as the CLI would, from another process). */
-export async function republish(store: Store, id: string, count: number): Promise<void> {
-  await publishPriceList(store, id, sourceRows(count));
+export async function republish(db: Database, id: string, count: number): Promise<void> {
+  await publishPriceList(db, id, sourceRows(count));
 }
 
 /** A store with a key and one published list of `count` items; returns the key. */
-export async function benchStore(store: Store, id: string, count: number): Promise<string> {
-  await createStore(store, { id, name: `Bench ${id}`, url: `https://${id}.example` });
-  const { value } = await issueKey(store, id, 'bench');
-  await publishPriceList(store, id, sourceRows(count));
+export async function benchStore(db: Database, id: string, count: number): Promise<string> {
+  await createStore(db, { id, name: `Bench ${id}`, url: `https://${id}.example` });
+  const { value } = await issueKey(db, id, 'bench');
+  await publishPriceList(db, id, sourceRows(count));
   return value;
 }

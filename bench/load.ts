@@ -21,7 +21,7 @@ import { putProfile } from '../src/domain/profiles.js';
 import { readSource } from '../src/domain/publication-source.js';
 import { publishPriceList } from '../src/domain/publishing.js';
 import { createStore } from '../src/domain/stores.js';
-import { openStore } from '../src/store/factory.js';
+import { openDatabase } from '../src/store/factory.js';
 
 const { values: args } = parseArgs({
   options: { connections: { type: 'string', default: '200' }, duration: { type: 'string', default: '60' }, items: { type: 'string', default: '3000' }, threads: { type: 'string', default: '2' } },
@@ -51,19 +51,19 @@ function items(store: number): string {
 
 /** Stores, keys (store 0 has two: one quota, two keys), a profile each and a published list. */
 async function seed(): Promise<Array<{ id: string; keys: string[]; profile: number }>> {
-  const store = await openStore(env.DATABASE_URL);
-  await store.migrate();
+  const db = await openDatabase(env.DATABASE_URL);
+  await db.migrate();
   const seeded = [];
   for (let s = 0; s < STORES; s++) {
     const id = `load-${s}`;
-    await createStore(store, { id, name: `Load ${s}`, url: `https://s${s}.example` });
-    const keys = [(await issueKey(store, id, 'load')).value];
-    if (s === 0) keys.push((await issueKey(store, id, 'second')).value);
-    const profile = await putProfile(store, id, { name: 'short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'name', title: 'Name' }, { field: 'price', title: 'Price' }, { field: 'attributes.color', title: 'Color' }] });
-    await publishPriceList(store, id, readSource(Readable.from([Buffer.from(items(s))]), 'ndjson'));
+    await createStore(db, { id, name: `Load ${s}`, url: `https://s${s}.example` });
+    const keys = [(await issueKey(db, id, 'load')).value];
+    if (s === 0) keys.push((await issueKey(db, id, 'second')).value);
+    const profile = await putProfile(db, id, { name: 'short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'name', title: 'Name' }, { field: 'price', title: 'Price' }, { field: 'attributes.color', title: 'Color' }] });
+    await publishPriceList(db, id, readSource(Readable.from([Buffer.from(items(s))]), 'ndjson'));
     seeded.push({ id, keys, profile: profile.id });
   }
-  await store.close();
+  await db.close();
   return seeded;
 }
 

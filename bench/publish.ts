@@ -18,7 +18,7 @@ import pg from 'pg';
 import { normalizeItem } from '../src/domain/item-validation.js';
 import { readSource } from '../src/domain/publication-source.js';
 import { publishPriceList } from '../src/domain/publishing.js';
-import { openStore } from '../src/store/factory.js';
+import { openDatabase } from '../src/store/factory.js';
 import { extraJson } from '../src/store/item-row.js';
 
 interface RunResult { seconds: number; maxRssMiB: number }
@@ -47,13 +47,13 @@ function report(label: string, run: RunResult): void {
 
 async function publishOnce(file: string, url: string, expected: number): Promise<RunResult> {
   if (url === 'none') return readOnly(file, expected);
-  const store = await openStore(url);
-  await store.migrate();
-  await store.createStore({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
+  const db = await openDatabase(url);
+  await db.migrate();
+  await db.stores.create({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
   const start = process.hrtime.bigint();
-  const list = await publishPriceList(store, 'bench', readSource(createReadStream(file), 'ndjson'));
+  const list = await publishPriceList(db, 'bench', readSource(createReadStream(file), 'ndjson'));
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  await store.close();
+  await db.close();
   if (list.item_count !== expected) throw new Error(`published ${list.item_count} items, expected ${expected}`);
   return { seconds, maxRssMiB: process.resourceUsage().maxRSS / 1024 };
 }

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openStore } from '../src/store/factory.js';
+import { openDatabase } from '../src/store/factory.js';
 import { benchStore } from './bench-data.js';
 import { framesTable, monotonicMicros, threadProfiles, topFrames, type Window } from './cpu-profile.js';
 import { download } from './http-client.js';
@@ -85,14 +85,14 @@ async function withServer<T>(nodeFlags: string[], work: (s: ServerProcess) => Pr
 const keys: Record<string, string> = {};
 
 async function prepare(): Promise<void> {
-  const store = await openStore(dbUrl);
-  await store.migrate();
+  const db = await openDatabase(dbUrl);
+  await db.migrate();
   for (const [name, count] of Object.entries(SIZES)) {
     const started = performance.now();
-    keys[name] = await benchStore(store, `bench-${name}`, count);
+    keys[name] = await benchStore(db, `bench-${name}`, count);
     log(`published ${fmt(count)} items for bench-${name} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
-  await store.close();
+  await db.close();
 }
 
 function reference(name: 'csv-stringify' | 'exceljs', count: number): ReferenceRun {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { putProfile } from '../src/domain/profiles.js';
-import { openStore } from '../src/store/factory.js';
+import { openDatabase } from '../src/store/factory.js';
 import { benchStore, republish } from './bench-data.js';
 import { download } from './http-client.js';
 import { startServer } from './server-process.js';
@@ -31,7 +31,7 @@ const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 try {
-  const store = await openStore(databaseUrl);
+  const store = await openDatabase(databaseUrl, { startThreads: false });
   await store.migrate();
   const key = await benchStore(store, STORE, ITEMS);
   const profile = await putProfile(store, STORE, { name: 'Short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'name', title: 'Name' }, { field: 'price', title: 'Price' }] });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { buildPublicApp } from '../src/composition.js';
-import { openStore } from '../src/store/factory.js';
+import { openDatabase } from '../src/store/factory.js';
 
 export const OPENAPI_FILE = fileURLToPath(new URL('../openapi.json', import.meta.url));
 
@@ -16,10 +16,10 @@ export const OPENAPI_FILE = fileURLToPath(new URL('../openapi.json', import.meta
 export async function renderOpenApi(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'price-export-openapi-'));
   const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'openapi.db')}`, LOG_LEVEL: 'silent' });
-  const store = await openStore(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl);
   try {
-    await store.migrate();
-    const app = await buildPublicApp({ config, store });
+    await db.migrate();
+    const app = await buildPublicApp({ config, db });
     try {
       const response = await app.inject({ url: '/openapi.json' });
       if (response.statusCode !== 200) throw new Error(`GET /openapi.json answered ${response.statusCode}`);
@@ -28,7 +28,7 @@ export async function renderOpenApi(): Promise<string> {
       await app.close();
     }
   } finally {
-    await store.close();
+    await db.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -45,10 +45,12 @@ function reachable(url) {
  *   third-party readers (LibreOffice, openpyxl) of what the writers produce.
  */
 const TIERS = {
-  unit: ['test/unit/', 'src/domain/', /^src\/formats\/[^/]+\.test\.ts$/],
-  store: ['src/store/'],
-  http: ['test/http/', 'test/admin/', 'test/cache/'],
-  system: ['test/cli/', 'test/robustness/', 'test/multi-instance/', 'test/browser/', 'src/formats/xlsx/'],
+  // Writer tests that hand their output to a third-party validator in a child process (jing,
+  // xmllint) are system tests; the rest of the tests beside the code are pure.
+  unit: ['test/unit/', /^src\/(domain|formats|model|http|metrics|render-cache)\/(?!yml\.test|commerceml\.test)[^/]+\.test\.ts$/],
+  store: ['src/store/', 'test/domain/'],
+  http: ['test/http/', 'test/admin/', 'test/cache/', 'test/operations/'],
+  system: ['test/cli/', 'test/robustness/', 'test/multi-instance/', 'test/browser/', 'src/formats/xlsx/', 'src/formats/yml.test.ts', 'src/formats/commerceml.test.ts'],
 };
 
 function tierOf(relative) {

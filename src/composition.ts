@@ -7,14 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import { createExportService, type ExportService } from './domain/exports.js';
 import { EXPORT_WRITERS } from './formats/registry.js';
 import { buildApp, type AppDependencies } from './http/app.js';
-import type { Store } from './store/types.js';
+import type { Database } from './store/types.js';
 
 /** The export use case over `db`, with every format writer and the summary workbook's. */
-export function exportServiceFor(db: Store): ExportService {
+export function exportServiceFor(db: Database): ExportService {
   return createExportService({ db, writers: EXPORT_WRITERS });
 }
 
 /** The public app over `deps.store`, its export service composed here. */
 export function buildPublicApp(deps: Omit<AppDependencies, 'exports'>): Promise<FastifyInstance> {
-  return buildApp({ ...deps, exports: exportServiceFor(deps.store) });
+  return buildApp({ ...deps, exports: exportServiceFor(deps.db) });
 }

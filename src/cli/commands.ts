@@ -10,7 +10,7 @@ import { sourceEncodingOf } from '../domain/text-decoding.js';
 import { createStore } from '../domain/stores.js';
 import { runDoctor } from './doctor.js';
 import { AppError } from '../errors/app-error.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../store/types.js';
 
 export const USAGE = `Usage: price-export <command>
 
@@ -31,7 +31,7 @@ Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
 
 /** Opens (without migrating) the database at a DATABASE_URL; the composition module picks the dialect. */
-export type OpenDatabase = (databaseUrl: string) => Promise<Store>;
+export type OpenDatabase = (databaseUrl: string) => Promise<Database>;
 
 /**
  * Bad usage: an unknown command, a missing or unknown option. Exit 2 (README "Command line"),
@@ -62,13 +62,13 @@ function required<T>(value: T | undefined, name: string): T {
   return value;
 }
 
-async function withOpenStore<T>(open: OpenDatabase, run: (store: Store) => Promise<T>): Promise<T> {
-  const store = await open(loadConfig().databaseUrl);
+async function withOpenStore<T>(open: OpenDatabase, run: (db: Database) => Promise<T>): Promise<T> {
+  const db = await open(loadConfig().databaseUrl);
   try {
-    await store.migrate();
-    return await run(store);
+    await db.migrate();
+    return await run(db);
   } finally {
-    await store.close();
+    await db.close();
   }
 }
 
@@ -79,7 +79,7 @@ async function withOpenStore<T>(open: OpenDatabase, run: (store: Store) => Promi
 export async function runCommand(argv: string[], out: Out, open: OpenDatabase): Promise<number> {
   const [command, sub, ...rest] = argv;
   const line = (text: string) => out.stdout(`${text}\n`);
-  const withStore = <T>(run: (store: Store) => Promise<T>) => withOpenStore(open, run);
+  const withStore = <T>(run: (db: Database) => Promise<T>) => withOpenStore(open, run);
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'migrate':
       options(rest, {});
@@ -89,14 +89,14 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
     case 'store create': {
       const { values } = options(rest, { id: { type: 'string' }, name: { type: 'string' }, currency: { type: 'string' }, url: { type: 'string' }, company: { type: 'string' } });
       const input = { id: required(values.id, 'id'), name: required(values.name, 'name'), currency: values.currency, url: values.url ?? null, company: values.company ?? null };
-      const created = await withStore((store) => createStore(store, input));
+      const created = await withStore((db) => createStore(db, input));
       line(created.id);
       return 0;
     }
     case 'key issue': {
       const { values } = options(rest, { store: { type: 'string' }, label: { type: 'string' } });
       const storeId = required(values.store, 'store');
-      const issued = await withStore((store) => issueKey(store, storeId, values.label ?? null));
+      const issued = await withStore((db) => issueKey(db, storeId, values.label ?? null));
       out.stderr(`key ${issued.record.id} issued for store ${issued.record.store_id}; it is shown once:\n`);
       line(issued.value);
       return 0;
@@ -105,14 +105,14 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       const { values } = options(rest, { store: { type: 'string' }, value: { type: 'string' }, label: { type: 'string' } });
       const storeId = required(values.store, 'store');
       const value = required(values.value, 'value');
-      const record = await withStore((store) => importKey(store, storeId, value, values.label ?? null));
+      const record = await withStore((db) => importKey(db, storeId, value, values.label ?? null));
       line(record.id);
       return 0;
     }
     case 'key list': {
       const { values } = options(rest, { store: { type: 'string' }, json: { type: 'boolean' } });
       const storeId = required(values.store, 'store');
-      const keys = await withStore((store) => listKeys(store, storeId));
+      const keys = await withStore((db) => listKeys(db, storeId));
       if (values.json) line(JSON.stringify(keys, null, 2));
       else {
         line(['id', 'label', 'prefix', 'created_at', 'last_used_at', 'revoked_at'].join('\t'));
@@ -125,7 +125,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
     case 'key revoke': {
       const { positionals } = options(rest, {}, 1);
       const keyId = required(positionals[0], 'KEY_ID (the first argument)');
-      const record = await withStore((store) => revokeKey(store, keyId));
+      const record = await withStore((db) => revokeKey(db, keyId));
       line(`revoked ${record.id} at ${record.revoked_at!.toISOString()}`);
       return 0;
     }
@@ -140,7 +140,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
       } catch (error) {
         throw new AppError('invalid_input', `cannot read ${file} as JSON: ${(error as Error).message}`);
       }
-      const profile = await withStore((store) => putProfile(store, storeId, raw, values.id === undefined ? undefined : Number(values.id)));
+      const profile = await withStore((db) => putProfile(db, storeId, raw, values.id === undefined ? undefined : Number(values.id)));
       line(String(profile.id));
       return 0;
     }
@@ -151,7 +151,7 @@ export async function runCommand(argv: string[], out: Out, open: OpenDatabase): 
   if (command === 'publish') return publish([sub, ...rest].filter((a) => a !== undefined), out, open);
   if (command === 'demo') {
     options([sub, ...rest].filter((a) => a !== undefined), {});
-    const demo = await withStore((store) => setUpDemo(store));
+    const demo = await withStore((db) => setUpDemo(db));
     const config = loadConfig();
     const base = config.publicUrl ?? `http://localhost:${config.port}${config.basePath}`;
     out.stderr(`Demo store "${demo.storeId}", price list version ${demo.priceList.version}, profile ${demo.profile.id}. New demo key (shown once):\n`);
@@ -172,8 +172,8 @@ async function publish(args: string[], out: Out, open: OpenDatabase): Promise<nu
   const started = Date.now();
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
   const { maxFieldChars, maxLineBytes } = loadConfig();
-  const list = await withOpenStore(open, (store) =>
-    publishPriceList(store, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), { onProgress: progress, maxFieldChars }),
+  const list = await withOpenStore(open, (db) =>
+    publishPriceList(db, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), { onProgress: progress, maxFieldChars }),
   );
   if (out.isTTY) out.stderr(`\rpublished ${list.item_count.toLocaleString('en-US')} items in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   // The feed check's counts (CONTRACT §14): warnings on stderr, so stdout stays the version alone.

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { openCounter } from '../rate-limit/factory.js';
 import { DEFAULT_CACHE_ROOT, DEFAULT_MAX_BYTES } from '../render-cache/disk-cache.js';
-import { openStore } from '../store/factory.js';
+import { openDatabase } from '../store/factory.js';
 
 /** One finding: what was checked, and either what is fine or what is wrong, in plain words. */
 interface Finding {
@@ -68,12 +68,12 @@ async function checkDatabase(url: string): Promise<Finding[]> {
   if (path !== null && path !== ':memory:' && !existsSync(path)) {
     return [{ subject, ok: false, text: `${where} does not exist; run "price-export migrate" to create it` }];
   }
-  const store = await openStore(url);
+  const db = await openDatabase(url, { startThreads: false });
   try {
     const findings: Finding[] = [];
     let pending: number;
     try {
-      pending = await store.pendingMigrations();
+      pending = await db.pendingMigrations();
     } catch (error) {
       // The error's code only: a driver's message can carry the URL.
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
@@ -82,7 +82,7 @@ async function checkDatabase(url: string): Promise<Finding[]> {
     findings.push(pending === 0
       ? { subject, ok: true, text: `${where} answers; its schema is up to date` }
       : { subject, ok: false, text: `${where} answers, but its schema is behind by ${pending} migration(s); run "price-export migrate"` });
-    const mode = store.journalMode?.();
+    const mode = db.journalMode?.();
     if (mode !== undefined) {
       findings.push(mode.toLowerCase() === 'wal'
         ? { subject, ok: true, text: 'SQLite is in WAL mode' }
@@ -90,7 +90,7 @@ async function checkDatabase(url: string): Promise<Finding[]> {
     }
     return findings;
   } finally {
-    await store.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
   }
 }
 

@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/config.js';
 import { isAppError } from '../errors/app-error.js';
-import { openStore } from '../store/factory.js';
+import { openDatabase } from '../store/factory.js';
 import { runCommand, USAGE, UsageError } from './commands.js';
 import { runServe } from './serve.js';
 
@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     isTTY: Boolean(process.stderr.isTTY),
-  }, openStore);
+  }, (url) => openDatabase(url, { startThreads: false }));
 }
 
 try {

@@ -4,29 +4,29 @@ import { buildPublicApp } from '../composition.js';
 import { installGracefulShutdown } from '../http/graceful-shutdown.js';
 import { listenForMetrics } from '../http/operations/metrics-endpoint.js';
 import { noopMetrics } from '../metrics/interface.js';
-import { openStore } from '../store/factory.js';
+import { openDatabase } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
 
 /** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   const config = loadConfig();
-  const store = await openStore(config.databaseUrl);
-  await store.migrate();
+  const db = await openDatabase(config.databaseUrl);
+  await db.migrate();
 
   let demo: Awaited<ReturnType<typeof setUpDemo>> | null = null;
-  if (options.seedDemo && !config.production && (await store.listStores()).length === 0) demo = await setUpDemo(store);
+  if (options.seedDemo && !config.production && (await db.stores.list()).length === 0) demo = await setUpDemo(db);
 
   const counter = await openCounter(config.redisUrl);
   // Metrics are kept only where someone can scrape them: the admin API or METRICS_PORT.
   const scraped = config.metrics && (config.adminToken !== null || config.metricsPort !== null);
   const metrics = scraped ? new (await import('../metrics/prometheus.js')).PrometheusMetrics() : noopMetrics;
-  const app = await buildPublicApp({ config, store, counter, metrics });
+  const app = await buildPublicApp({ config, db, counter, metrics });
   await app.listen({ port: config.port, host: config.host });
 
   let admin = null;
   if (config.adminToken !== null) {
     const { buildAdminApp } = await import('../http/admin/admin-app.js');
-    admin = await buildAdminApp({ config, store, metrics });
+    admin = await buildAdminApp({ config, db, metrics });
     await admin.listen({ port: config.adminPort, host: config.adminHost });
   }
   const metricsServer = scraped && config.metricsPort !== null ? await listenForMetrics(metrics, config.metricsPort) : null;
@@ -44,5 +44,5 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
     );
   }
 
-  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [async () => void metricsServer?.close(), () => counter.close(), () => store.close()] });
+  installGracefulShutdown({ servers: admin ? [app, admin] : [app], release: [async () => void metricsServer?.close(), () => counter.close(), () => db.close()] });
 }

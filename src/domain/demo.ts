@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { PriceListRecord, Store } from '../store/types.js';
+import type { PriceListRecord, Database } from '../store/types.js';
 import type { Profile } from '../model/profile.js';
 import { DEMO_ITEMS, DEMO_PROFILE, DEMO_STORE } from './demo-data.js';
 import { issueKey } from './keys.js';
@@ -16,13 +16,13 @@ export interface DemoSetup {
 }
 
 /** Creates (or refreshes) the demo store: a new key, the sample profile, the sample list published. */
-export async function setUpDemo(store: Store): Promise<DemoSetup> {
-  if (!(await store.getStore(DEMO_STORE.id))) await createStore(store, { ...DEMO_STORE });
-  const { value } = await issueKey(store, DEMO_STORE.id, 'demo');
-  const existing = (await store.listProfiles(DEMO_STORE.id)).find((p) => p.name === DEMO_PROFILE.name);
-  const profile = await putProfile(store, DEMO_STORE.id, DEMO_PROFILE, existing?.id);
+export async function setUpDemo(db: Database): Promise<DemoSetup> {
+  if (!(await db.stores.get(DEMO_STORE.id))) await createStore(db, { ...DEMO_STORE });
+  const { value } = await issueKey(db, DEMO_STORE.id, 'demo');
+  const existing = (await db.profiles.list(DEMO_STORE.id)).find((p) => p.name === DEMO_PROFILE.name);
+  const profile = await putProfile(db, DEMO_STORE.id, DEMO_PROFILE, existing?.id);
   const source = Readable.from([JSON.stringify(DEMO_ITEMS)]);
-  const priceList = await publishPriceList(store, DEMO_STORE.id, readSource(source, 'json'));
+  const priceList = await publishPriceList(db, DEMO_STORE.id, readSource(source, 'json'));
   return { storeId: DEMO_STORE.id, key: value, profile, priceList };
 }
 

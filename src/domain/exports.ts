@@ -4,7 +4,7 @@ import type { RecordReader } from '../model/delimited-record.js';
 import { takesRecordSource, type ExportCategory, type ExportMeta, type ExportWriter, type ExportWriters } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
-import type { PriceListRecord, Store, StoreRecord } from '../store/types.js';
+import type { PriceListRecord, Database, StoreRecord } from '../store/types.js';
 import { getProfileForStore } from './profiles.js';
 
 /*
@@ -74,11 +74,9 @@ export interface ExportService {
   resolve(subject: ExportSubject, request: ExportRequest): Promise<ResolvedExport>;
   /** The file's bytes, rendered by the variant's writer from the list (read as the writer goes). */
   open(resolved: ResolvedExport): AsyncIterable<Uint8Array>;
-  /** Starts what exports read on (SQLite: its page threads) before the first export asks. */
-  start(): void;
 }
 
-export function createExportService({ db, writers }: { db: Store; writers: ExportWriters }): ExportService {
+export function createExportService({ db, writers }: { db: Database; writers: ExportWriters }): ExportService {
   const formats = Object.freeze(Object.keys(writers.formats));
   const plans = new WeakMap<ResolvedExport, OpenPlan>();
 
@@ -128,9 +126,9 @@ export function createExportService({ db, writers }: { db: Store; writers: Expor
       withExtra: !(writer.needs.fields === 'columns' && readsLegacyFieldsOnly(meta.columns)),
     };
     // Iterable more than once, each time from the start: a writer may read the list in several passes.
-    const items: AsyncIterable<readonly PriceItem[]> = { [Symbol.asyncIterator]: () => db.readItems(list.id, readOptions)[Symbol.asyncIterator]() };
-    if (takesRecordSource(writer) && db.renderRecords) {
-      const records: RecordReader = (spec) => db.renderRecords!(list.id, spec, { onlyAvailable });
+    const items: AsyncIterable<readonly PriceItem[]> = { [Symbol.asyncIterator]: () => db.priceLists.readItems(list.id, readOptions)[Symbol.asyncIterator]() };
+    if (takesRecordSource(writer)) {
+      const records: RecordReader = (spec) => db.priceLists.renderRecords(list.id, spec, { onlyAvailable });
       yield* writer.render(items, meta, records);
     } else {
       yield* writer.render(items, meta);
@@ -141,7 +139,6 @@ export function createExportService({ db, writers }: { db: Store; writers: Expor
     formats,
     resolve,
     open,
-    start: () => db.startExportThreads?.(),
   };
 }
 
@@ -163,8 +160,8 @@ function exportMeta(owner: StoreRecord, list: PriceListRecord, profile: Profile 
 }
 
 /** The list's categories, parents before children, the default category last. */
-async function exportCategories(db: Store, storeId: string, ids: readonly number[]): Promise<ExportCategory[]> {
-  const categories = (await db.getCategories(storeId, ids)).map(
+async function exportCategories(db: Database, storeId: string, ids: readonly number[]): Promise<ExportCategory[]> {
+  const categories = (await db.priceLists.categories(storeId, ids)).map(
     (c): ExportCategory => ({
       id: c.id,
       name: c.path === '' ? DEFAULT_CATEGORY_NAME : c.path.split(' / ').at(-1)!,

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../store/types.js';
 import { isItemField } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, PROFILE_DELIMITERS, type Profile, type ProfileColumn, type ProfileDefinition } from '../model/profile.js';
 import { textProblems } from '../model/text.js';
@@ -80,10 +80,10 @@ export function validateProfile(raw: unknown): ProfileDefinition {
 }
 
 /** Creates a profile, or replaces profile `id` (which must be this store's). */
-export async function putProfile(store: Store, storeId: string, raw: unknown, id?: number): Promise<Profile> {
-  await getStoreOrFail(store, storeId);
+export async function putProfile(db: Database, storeId: string, raw: unknown, id?: number): Promise<Profile> {
+  await getStoreOrFail(db, storeId);
   const definition = validateProfile(raw);
-  const profile = await store.putProfile(storeId, definition, id);
+  const profile = await db.profiles.put(storeId, definition, id);
   if (!profile) throw new AppError('invalid_input', `profile ${id} does not exist or belongs to another store`);
   return profile;
 }
@@ -94,9 +94,9 @@ export async function putProfile(store: Store, storeId: string, raw: unknown, id
  * as 1e18) and is never one we issued: it is looked up as id 0, which no profile has, so it
  * gets the same query and the same 404 as any unknown id, and the rounded number is not echoed.
  */
-export async function getProfileForStore(store: Store, storeId: string, id: number): Promise<Profile> {
+export async function getProfileForStore(db: Database, storeId: string, id: number): Promise<Profile> {
   const exact = Number.isSafeInteger(id) && id > 0;
-  const profile = await store.getProfile(exact ? id : 0);
+  const profile = await db.profiles.get(exact ? id : 0);
   if (!profile || profile.store_id !== storeId) throw new AppError('profile_not_found', exact ? `no export profile ${id} for this key` : 'no such export profile for this key');
   return profile;
 }

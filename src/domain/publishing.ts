@@ -1,6 +1,6 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
 import type { Metrics } from '../metrics/interface.js';
-import type { PriceListRecord, SequencedItem, Store } from '../store/types.js';
+import type { PriceListRecord, SequencedItem, Database } from '../store/types.js';
 import { warningsOf, type FeedWarning } from '../model/feed-check.js';
 import { publicationTallies } from './feed-check.js';
 import { normalizeItem } from './item-validation.js';
@@ -30,11 +30,11 @@ export type PublishedPriceList = PriceListRecord & { warnings: FeedWarning[] };
  * Counted in `options.metrics` as `published`, or `refused` for a bad row or file (`held` and
  * `quarantined` come with the publication guard).
  */
-export async function publishPriceList(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedPriceList> {
+export async function publishPriceList(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedPriceList> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   try {
-    const list = await publishUnmeasured(store, storeId, rows, options);
+    const list = await publishUnmeasured(db, storeId, rows, options);
     options.metrics?.publication('published', seconds());
     return list;
   } catch (error) {
@@ -44,11 +44,11 @@ export async function publishPriceList(store: Store, storeId: string, rows: Asyn
 }
 
 /** publishPriceList without the metrics. */
-async function publishUnmeasured(store: Store, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedPriceList> {
-  const owner = await store.getStore(storeId);
+async function publishUnmeasured(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedPriceList> {
+  const owner = await db.stores.get(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
-  const draft = await store.beginPublication(storeId);
+  const draft = await db.priceLists.beginPublication(storeId);
   const tallies = publicationTallies(owner);
   const problems: (InputProblem & { row: number })[] = [];
   let problemCount = 0;

@@ -1,4 +1,4 @@
-import type { DemandCoding, PublicationFeed, Store, VariantDemand, VariantDemandRepository } from '../store/types.js';
+import type { Database, DemandCoding, PublicationFeed, VariantDemand, VariantDemandRepository } from '../store/types.js';
 import type { ExportService, ExportVariant, ResolvedExport } from './exports.js';
 
 /*
@@ -114,7 +114,7 @@ export class DemandRecorder {
 
 /** The demand service over `db`, planning renders through the export use case. */
 export function createDemandService({ db, exports, now = Date.now, onError }: {
-  db: Store;
+  db: Database;
   exports: ExportService;
   /** Epoch milliseconds. */
   now?: () => number;
@@ -125,7 +125,7 @@ export function createDemandService({ db, exports, now = Date.now, onError }: {
   async function hotExports(storeId: string): Promise<HotExports> {
     const rows = await db.demand.hot(storeId, new Date(now() - HOT_FOR_MS));
     if (rows.length === 0) return { publishedAt: null, plans: [] };
-    const [store, list] = await Promise.all([db.getStore(storeId), db.getLatestPriceList(storeId)]);
+    const [store, list] = await Promise.all([db.stores.get(storeId), db.priceLists.latest(storeId)]);
     if (!store || !list) return { publishedAt: null, plans: [] };
     // Rows come newest first; a variant's codings gather under its first (newest) row.
     const byVariant = new Map<string, { row: VariantDemand; codings: DemandCoding[] }>();

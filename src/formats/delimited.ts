@@ -1,7 +1,7 @@
 import { LEGACY_COLUMNS, type ExportColumn } from '../model/columns.js';
-import { isStoredField, type DelimitedRecordSpec, type RecordField } from '../model/delimited-record.js';
+import type { DelimitedRecordSpec, RecordField } from '../model/delimited-record.js';
 import { formatMoney } from '../model/money.js';
-import { ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
+import { isItemField, ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
 import { escapeFormula } from './formula-escape.js';
 import { renderText, type TextLayout } from './text-writer.js';
@@ -123,8 +123,9 @@ function optionsFor(meta: ExportMeta, format: 'csv' | 'tsv'): TabularOptions {
 }
 
 /**
- * The records as a spec a store can render itself (STORED_FIELDS and constants only, and a
- * decimal separator that is not the delimiter); null when only the JavaScript layout can.
+ * The records as a spec a store may render itself (item fields and constants, and a decimal
+ * separator that is not the delimiter); null when only the JavaScript layout can. The store
+ * decides which fields it can build (store/stored-fields.ts).
  */
 export function recordSpec(columns: readonly ExportColumn[], options: TabularOptions): DelimitedRecordSpec | null {
   if (options.delimiter === options.decimal_separator) return null;
@@ -136,7 +137,7 @@ export function recordSpec(columns: readonly ExportColumn[], options: TabularOpt
     if (column.field === null) {
       const constant = column.get(NO_ITEM);
       fields.push({ kind: 'literal', text: constant === null ? '' : quote(String(constant)) });
-    } else if (isStoredField(column.field) && column.kind === ITEM_FIELDS[column.field]) {
+    } else if (isItemField(column.field) && column.kind === ITEM_FIELDS[column.field]) {
       fields.push({ kind: column.kind, field: column.field });
     } else {
       return null;
@@ -168,7 +169,8 @@ function delimitedWriter(format: 'csv' | 'tsv', mediaType: string): RecordSource
         meta.legacy && meta.columns === LEGACY_COLUMNS ? legacyLayout(options.delimiter) : delimitedLayout(meta.columns, options);
       // The store builds UTF-8 records only; windows-1251 (1C importers) takes the JavaScript path.
       const spec = records && options.encoding === 'utf-8' ? recordSpec(meta.columns, options) : null;
-      if (records && spec) return renderStoreRecords(layout.header, options, records(spec));
+      const built = records && spec ? records(spec) : null;
+      if (built) return renderStoreRecords(layout.header, options, built);
       return renderText(batches, layout, options);
     },
   };

@@ -5,7 +5,7 @@ import type { ExportService } from '../domain/exports.js';
 import { createDemandService, type DemandService } from '../domain/variant-demand.js';
 import type { PublicationWarmer } from '../render-cache/publication-warmer.js';
 import { noopMetrics, type Metrics } from '../metrics/interface.js';
-import type { Store } from '../store/types.js';
+import type { Database } from '../domain/records.js';
 import type { Clock, RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
 import { renderCacheOf } from './export-cache.js';
@@ -44,7 +44,7 @@ export function publicBaseOf(config: Readonly<Config>): (host: string | undefine
 
 export interface AppDependencies {
   config: Readonly<Config>;
-  store: Store;
+  db: Database;
   /** The export use case, composed with the format writers (src/composition.ts). */
   exports: ExportService;
   /** Shared counters (Redis) when several instances run; in-memory otherwise. */
@@ -116,7 +116,7 @@ export function warmingOf(app: FastifyInstance): { warmer: PublicationWarmer; de
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const { config, store } = deps;
+  const { config, db } = deps;
   const metrics = deps.metrics ?? noopMetrics;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
@@ -158,7 +158,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerRequestLog(app, 'request', metrics);
 
   registerSecurityHeaders(app);
-  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => store.ping(), frameworkError: publicFrameworkError });
+  registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => db.ping(), frameworkError: publicFrameworkError });
 
   const gate = new RequestGate(deps.counter ?? new MemoryCounter(deps.now), {
     perStorePerMin: config.rateLimitPerMin,
@@ -167,8 +167,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Opened here, under CACHE_DIR, before the routes ask for it (export-cache.ts keeps one per server).
   const cache = renderCacheOf(app, config.cacheDir ?? undefined);
   metrics.watchRenderCache(() => cache.stats());
-  metrics.watchDatabasePool(() => store.poolUse?.());
-  registerHealthRoutes(app, store, config.basePath);
+  metrics.watchDatabasePool(() => db.poolUse?.());
+  registerHealthRoutes(app, db, config.basePath);
   const publicBase = publicBaseOf(config);
   if (config.production && config.publicUrl === null && config.allowedHosts === null) {
     app.log.warn('neither PUBLIC_URL nor ALLOWED_HOSTS is set: /api/me gives its address templates without a host');
@@ -179,16 +179,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       // Public schemas document; parameters are checked by hand after the key (see export-params.ts).
       scope.setValidatorCompiler(() => () => true);
       await registerOpenApi(scope, config);
-      registerMeRoute(scope, store, gate, publicBase, deps.exports.formats);
+      registerMeRoute(scope, db, gate, publicBase, deps.exports.formats);
       registerBuilderRoute(scope, config);
-      const demand = createDemandService({ db: store, exports: deps.exports, now: deps.now, onError: () => scope.log.warn('variant demand: a batch was not written') });
+      const demand = createDemandService({ db, exports: deps.exports, now: deps.now, onError: () => scope.log.warn('variant demand: a batch was not written') });
       const delivery = { exports: deps.exports, cache: renderCacheOf(scope), demand };
-      registerExportRoutes(scope, store, gate, delivery);
-      registerSummaryRoute(scope, store, gate, delivery);
-      registerFeedCheckRoute(scope, store, gate);
+      registerExportRoutes(scope, db, gate, delivery);
+      registerSummaryRoute(scope, db, gate, delivery);
+      registerFeedCheckRoute(scope, db, gate);
       warmers.set(app, registerExportWarming(scope, delivery, demand));
       demands.set(app, demand);
-      scope.addHook('onReady', async () => deps.exports.start());
     },
     { prefix: config.basePath },
   );

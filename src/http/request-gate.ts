@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { noopMetrics, type Metrics } from '../metrics/interface.js';
-import type { KeyLookup } from '../store/types.js';
+import type { KeyLookup } from '../domain/records.js';
 import type { Clock, RateCounter, WindowCount } from '../rate-limit/interface.js';
 
 /** CONTRACT §8 counts per minute. */

@@ -1,3 +1,5 @@
+import type { ItemField } from './price-item.js';
+
 /*
  * A CSV/TSV record described as data rather than code, so that a store can build the records
  * next to the rows (SQLite: one blob per page, on its page threads; PostgreSQL: in its own
@@ -11,12 +13,6 @@
  * golden files, on every dialect).
  */
 
-/** The item fields every store keeps in columns of their own (CONTRACT §5's legacy fields). */
-export const STORED_FIELDS = ['offer_id', 'name', 'price', 'old_price', 'currency', 'available', 'quantity', 'url'] as const;
-export type StoredField = (typeof STORED_FIELDS)[number];
-
-export const isStoredField = (field: string | null): field is StoredField => STORED_FIELDS.includes(field as StoredField);
-
 /**
  * One field of the record:
  * - `text`: empty when null; otherwise quoted (`"…"`, inner `"` doubled) when it holds the
@@ -26,7 +22,7 @@ export const isStoredField = (field: string | null): field is StoredField => STO
  * - `literal`: this exact text (a profile's constant, already quoted by the writer).
  */
 export type RecordField =
-  | { kind: 'text' | 'money' | 'integer' | 'boolean'; field: StoredField }
+  | { kind: 'text' | 'money' | 'integer' | 'boolean'; field: ItemField }
   | { kind: 'literal'; text: string };
 
 export interface DelimitedRecordSpec {
@@ -39,5 +35,9 @@ export interface DelimitedRecordSpec {
   recordEnd: string;
 }
 
-/** Renders the records of a spec, UTF-8, in publication order, in chunks of whole records. */
-export type RecordReader = (spec: DelimitedRecordSpec) => AsyncIterable<Uint8Array>;
+/**
+ * Renders the records of a spec, UTF-8, in publication order, in chunks of whole records; or
+ * null when the store cannot build them (a field it keeps in no column of its own: see
+ * store/stored-fields.ts), and the writer renders them itself.
+ */
+export type RecordReader = (spec: DelimitedRecordSpec) => AsyncIterable<Uint8Array> | null;

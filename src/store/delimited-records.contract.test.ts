@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import Sqlite from 'better-sqlite3';
 import fc from 'fast-check';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
@@ -16,18 +16,18 @@ import type { ProfileColumn, TabularOptions } from '../model/profile.js';
 import { csvWriter, recordSpec, tsvWriter } from '../formats/delimited.js';
 import { buildMeta, collectChunks, inBatches, legacySample, plainItem, readFixture } from '../../test/support/format-items.js';
 import type { RecordSourceWriter } from '../model/export-writer.js';
-import type { Store } from './types.js';
+import type { Database } from './types.js';
 
 for (const dialect of DIALECTS) {
-  let db: TestDatabase;
-  let store: Store;
+  let testDb: TestDatabase;
+  let db: Database;
   let storeCount = 0;
 
   /** Publishes the items as a new store's latest list; returns the list id. */
   async function publish(items: readonly PriceItem[]): Promise<number> {
     const id = `s-${++storeCount}`;
-    await store.createStore({ id, name: id, currency: 'RUB', url: null, company: null });
-    const draft = await store.beginPublication(id);
+    await db.stores.create({ id, name: id, currency: 'RUB', url: null, company: null });
+    const draft = await db.priceLists.beginPublication(id);
     for (let from = 0; from < items.length; from += 5000) {
       assert.deepEqual(await draft.append(items.slice(from, from + 5000).map((item, i) => ({ seq: from + i, item }))), []);
     }
@@ -42,7 +42,7 @@ for (const dialect of DIALECTS) {
 
   /** SQLite: rows published before the quote_free column existed hold NULL there and take the full test. */
   function forgetQuoteFree(listId: number): void {
-    const raw = new Database(db.url.slice('sqlite:'.length));
+    const raw = new Sqlite(testDb.url.slice('sqlite:'.length));
     try {
       raw.prepare('UPDATE price_items SET quote_free = NULL WHERE price_list_id = ?').run(listId);
     } finally {
@@ -58,8 +58,9 @@ for (const dialect of DIALECTS) {
     if (publishedBeforeQuoteFree && dialect === 'sqlite') forgetQuoteFree(listId);
     let used = false;
     const records: RecordReader = (spec) => {
-      used = true;
-      return store.renderRecords!(listId, spec, { onlyAvailable });
+      const built = db.priceLists.renderRecords(listId, spec, { onlyAvailable });
+      used = built !== null;
+      return built;
     };
     const kept = onlyAvailable ? items.filter((item) => item.available) : items;
     const viaStore = await bytesOf(writer.render(inBatches([]), meta, records));
@@ -69,10 +70,10 @@ for (const dialect of DIALECTS) {
 
   describe(`records built by the database (${dialect})`, () => {
     before(async () => {
-      db = await createTestDatabase(dialect);
-      store = db.store;
+      testDb = await createTestDatabase(dialect);
+      db = testDb.db;
     });
-    after(async () => db.drop());
+    after(async () => testDb.drop());
 
     it('the legacy sample gives the predecessor bytes, CSV and TSV, filtered too', async () => {
       const { items } = legacySample();
@@ -151,7 +152,8 @@ for (const dialect of DIALECTS) {
     it('is not used where only JavaScript can render: windows-1251, non-stored fields, a colliding separator', () => {
       const base: TabularOptions = { delimiter: ';', decimal_separator: ',', header: true, bom: false, encoding: 'utf-8' };
       assert.notEqual(recordSpec(LEGACY_COLUMNS, base), null);
-      assert.equal(recordSpec(profileColumns([{ field: 'vendor', title: 'v' }]), base), null);
+      // Which fields are columns is the store's to say: the writer describes them, the store declines.
+      assert.equal(db.priceLists.renderRecords(0, recordSpec(profileColumns([{ field: 'vendor', title: 'v' }]), base)!, { onlyAvailable: false }), null);
       assert.equal(recordSpec(profileColumns([{ field: 'attributes.color', title: 'c' }]), base), null);
       assert.equal(recordSpec(LEGACY_COLUMNS, { ...base, delimiter: ',', decimal_separator: ',' }), null);
     });

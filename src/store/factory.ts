@@ -1,12 +1,27 @@
-import type { Store } from './types.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
+import type { Database } from './types.js';
+import { sqlDatabase } from './sql/sql-database.js';
+import { SqliteDialect } from './sqlite/dialect.js';
+
+export interface OpenOptions {
+  /**
+   * Start what exports read on now (SQLite: its page threads), so the first export does not
+   * wait for them. Default true; a one-shot command that exports nothing may say false.
+   */
+  startThreads?: boolean;
+}
 
 /** The only place that picks a dialect: `sqlite:PATH` or `postgres://…`. */
-export async function openStore(databaseUrl: string): Promise<Store> {
-  if (databaseUrl.startsWith('sqlite:')) return new SqliteStore(databaseUrl.slice('sqlite:'.length));
+export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
+  const dialect = await openDialect(databaseUrl);
+  if (options.startThreads !== false) dialect.startThreads();
+  return sqlDatabase(dialect);
+}
+
+async function openDialect(databaseUrl: string) {
+  if (databaseUrl.startsWith('sqlite:')) return new SqliteDialect(databaseUrl.slice('sqlite:'.length));
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    const { PostgresStore } = await import('./postgres/postgres-store.js');
-    return new PostgresStore(databaseUrl);
+    const { PostgresDialect } = await import('./postgres/dialect.js');
+    return new PostgresDialect(databaseUrl);
   }
   throw new Error('DATABASE_URL must be sqlite:PATH or postgres://…');
 }

@@ -9,12 +9,12 @@ import { after, before, describe, it } from 'node:test';
 import { readSource } from '../domain/publication-source.js';
 import { publishPriceList } from '../domain/publishing.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
-import { openStore } from './factory.js';
-import type { Store } from './types.js';
+import { openDatabase } from './factory.js';
+import type { Database } from './types.js';
 import type { Publication, PublicationFeed } from './warming-types.js';
 import { FEED_APPLICATION_NAME } from './postgres/publication-feed.js';
 
-const publish = (store: Store, storeId: string) =>
+const publish = (store: Database, storeId: string) =>
   publishPriceList(store, storeId, readSource(Readable.from([Buffer.from('[{"offer_id":"A","name":"A","price":"1.00"}]')]), 'json'));
 
 /** Collects what a feed tells; `next` resolves on the next publications, or fails after `ms`. */
@@ -48,14 +48,14 @@ function collector() {
 for (const dialect of DIALECTS) {
   describe(`publication feed (${dialect})`, () => {
     let db: TestDatabase;
-    let other: Store;
+    let other: Database;
     let feed: PublicationFeed | null = null;
 
     before(async () => {
       db = await createTestDatabase(dialect);
       // Another connection (on SQLite: as the CLI would be, so only the WAL-index header tells).
-      other = await openStore(db.url);
-      for (const id of ['s1', 's2', 's3']) await db.store.createStore({ id, name: id, currency: 'RUB', url: null, company: null });
+      other = await openDatabase(db.url, { startThreads: false });
+      for (const id of ['s1', 's2', 's3']) await db.db.stores.create({ id, name: id, currency: 'RUB', url: null, company: null });
     });
     after(async () => {
       await feed?.close();
@@ -65,10 +65,11 @@ for (const dialect of DIALECTS) {
 
     it('tells each publication committed after start once, with its store and version, and nothing published before', async () => {
       await publish(other, 's1');
-      feed = db.store.publicationFeed();
+      const started = db.db.publicationFeed();
+      feed = started;
       const seen = collector();
-      feed.start(seen.onPublished);
-      await (feed as { ready?: () => Promise<void> }).ready?.();
+      started.start(seen.onPublished);
+      await (started as { ready?: () => Promise<void> }).ready?.();
       await publish(other, 's2');
       await seen.until(1);
       await publish(other, 's1');
@@ -81,9 +82,10 @@ for (const dialect of DIALECTS) {
       it('listens again after its connection is lost, and tells what committed meanwhile', async () => {
         await feed?.close();
         const seen = collector();
-        feed = db.store.publicationFeed();
-        feed.start(seen.onPublished, () => {});
-        await (feed as { ready?: () => Promise<void> }).ready?.();
+        const started = db.db.publicationFeed();
+        feed = started;
+        started.start(seen.onPublished, () => {});
+        await (started as { ready?: () => Promise<void> }).ready?.();
         const { default: pg } = await import('pg');
         const admin = new pg.Client({ connectionString: db.url });
         await admin.connect();

@@ -1,23 +1,16 @@
 /**
- * The Store contract: every test runs against every dialect this run can reach (a real SQLite
+ * The Database contract: every test runs against every dialect this run can reach (a real SQLite
  * file and, when `npm test` finds one, a real PostgreSQL database), so both behave the same.
  */
 import assert from 'node:assert/strict';
-import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { AppError } from '../errors/app-error.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileDefinition } from '../model/profile.js';
-import { readSource } from '../domain/publication-source.js';
-import { publishPriceList } from '../domain/publishing.js';
 import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../../test/support/dialects.js';
-import { openStore } from './factory.js';
+import { openDatabase } from './factory.js';
 import { STALE_DRAFT_MS } from './item-row.js';
-import type { PublicationSummary, SequencedItem, Store } from './types.js';
-
-const FIXTURE = new URL('../../test/fixtures/legacy-sample.json', import.meta.url);
+import type { Database, PublicationSummary, SequencedItem } from './types.js';
 
 /** A complete item with every optional field empty; tests override what they need. */
 function item(offerId: string, fields: Partial<PriceItem> = {}): PriceItem {
@@ -40,23 +33,23 @@ function summaryOf(items: readonly PriceItem[]): PublicationSummary {
 }
 
 /** Publishes `items` in one batch and returns the committed list. */
-async function publish(store: Store, storeId: string, items: readonly PriceItem[]) {
-  const draft = await store.beginPublication(storeId);
+async function publish(db: Database, storeId: string, items: readonly PriceItem[]) {
+  const draft = await db.priceLists.beginPublication(storeId);
   assert.deepEqual(await draft.append(sequenced(items)), []);
   return draft.commit(summaryOf(items));
 }
 
-async function readAll(store: Store, listId: number, onlyAvailable = false, batchSize?: number): Promise<PriceItem[][]> {
+async function readAll(db: Database, listId: number, onlyAvailable = false, batchSize?: number): Promise<PriceItem[][]> {
   const batches: PriceItem[][] = [];
-  for await (const batch of store.readItems(listId, { onlyAvailable, batchSize })) batches.push(batch);
+  for await (const batch of db.priceLists.readItems(listId, { onlyAvailable, batchSize })) batches.push(batch);
   return batches;
 }
 
 const newStoreId = () => `s-${randomBytes(4).toString('hex')}`;
 
-async function createStore(store: Store, currency = 'RUB'): Promise<string> {
+async function createStore(db: Database, currency = 'RUB'): Promise<string> {
   const id = newStoreId();
-  await store.createStore({ id, name: `Store ${id}`, currency, url: null, company: null });
+  await db.stores.create({ id, name: `Store ${id}`, currency, url: null, company: null });
   return id;
 }
 
@@ -71,11 +64,11 @@ type RawStatement = [sql: string, ...params: unknown[]];
  * Runs SQL behind the store's back, to age rows past the store's time limits without waiting
  * hours. The statement is given per dialect because the two keep times differently.
  */
-async function rawSql(db: TestDatabase, statements: { sqlite: RawStatement; postgres: RawStatement }): Promise<Record<string, unknown>[]> {
-  if (db.dialect === 'sqlite') {
+async function rawSql(testDb: TestDatabase, statements: { sqlite: RawStatement; postgres: RawStatement }): Promise<Record<string, unknown>[]> {
+  if (testDb.dialect === 'sqlite') {
     const [sql, ...params] = statements.sqlite;
-    const { default: Database } = await import('better-sqlite3');
-    const conn = new Database(db.url.slice('sqlite:'.length));
+    const { default: Sqlite } = await import('better-sqlite3');
+    const conn = new Sqlite(testDb.url.slice('sqlite:'.length));
     try {
       const statement = conn.prepare(sql);
       return statement.reader ? (statement.all(...params) as Record<string, unknown>[]) : (statement.run(...params), []);
@@ -85,7 +78,7 @@ async function rawSql(db: TestDatabase, statements: { sqlite: RawStatement; post
   }
   const [sql, ...params] = statements.postgres;
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: db.url });
+  const client = new pg.Client({ connectionString: testDb.url });
   await client.connect();
   try {
     return (await client.query(sql, params)).rows;
@@ -94,8 +87,8 @@ async function rawSql(db: TestDatabase, statements: { sqlite: RawStatement; post
   }
 }
 
-const backdateLists = (db: TestDatabase, storeId: string, ms: number) =>
-  rawSql(db, {
+const backdateLists = (testDb: TestDatabase, storeId: string, ms: number) =>
+  rawSql(testDb, {
     sqlite: ['UPDATE price_lists SET created_at = created_at - ?, superseded_at = superseded_at - ? WHERE store_id = ?', ms, ms, storeId],
     postgres: [
       "UPDATE price_lists SET created_at = created_at - $2 * interval '1 millisecond', superseded_at = superseded_at - $2 * interval '1 millisecond' WHERE store_id = $1",
@@ -103,17 +96,17 @@ const backdateLists = (db: TestDatabase, storeId: string, ms: number) =>
     ],
   });
 
-const listStatuses = async (db: TestDatabase, storeId: string) =>
-  (await rawSql(db, {
+const listStatuses = async (testDb: TestDatabase, storeId: string) =>
+  (await rawSql(testDb, {
     sqlite: ['SELECT id, status FROM price_lists WHERE store_id = ? ORDER BY id', storeId],
     postgres: ['SELECT id, status FROM price_lists WHERE store_id = $1 ORDER BY id', storeId],
   })).map((r) => `${Number(r.id)}:${r.status}`);
 
 /** A database nobody has migrated yet, for the concurrent-migration test. */
-async function unmigratedStores(db: TestDatabase, count: number): Promise<{ stores: Store[]; drop: () => Promise<void> }> {
-  if (db.dialect === 'sqlite') {
-    const path = `${db.url}.fresh-${randomBytes(4).toString('hex')}.db`;
-    const stores = await Promise.all(Array.from({ length: count }, () => openStore(path)));
+async function unmigratedStores(testDb: TestDatabase, count: number): Promise<{ stores: Database[]; drop: () => Promise<void> }> {
+  if (testDb.dialect === 'sqlite') {
+    const path = `${testDb.url}.fresh-${randomBytes(4).toString('hex')}.db`;
+    const stores = await Promise.all(Array.from({ length: count }, () => openDatabase(path)));
     return { stores, drop: async () => { await Promise.all(stores.map((s) => s.close())); } };
   }
   const { default: pg } = await import('pg');
@@ -124,7 +117,7 @@ async function unmigratedStores(db: TestDatabase, count: number): Promise<{ stor
   await client.query(`CREATE DATABASE ${name}`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  const stores = await Promise.all(Array.from({ length: count }, () => openStore(url.toString())));
+  const stores = await Promise.all(Array.from({ length: count }, () => openDatabase(url.toString())));
   return {
     stores,
     drop: async () => {
@@ -137,40 +130,40 @@ async function unmigratedStores(db: TestDatabase, count: number): Promise<{ stor
 
 for (const dialect of DIALECTS) {
   describe(dialect, () => {
-    let db: TestDatabase;
-    let store: Store;
+    let testDb: TestDatabase;
+    let db: Database;
     before(async () => {
-      db = await createTestDatabase(dialect as Dialect);
-      store = db.store;
+      testDb = await createTestDatabase(dialect as Dialect);
+      db = testDb.db;
     });
-    after(async () => db?.drop());
+    after(async () => testDb?.drop());
 
     describe('schema', () => {
       it('reports its dialect and answers ping', async () => {
-        assert.equal(store.dialect, dialect);
-        await store.ping();
+        assert.equal(db.dialect, dialect);
+        await db.ping();
       });
 
       it('ping throws once the store is closed', async () => {
-        const second = await openStore(db.url);
+        const second = await openDatabase(testDb.url);
         await second.ping();
         await second.close();
         await assert.rejects(second.ping());
       });
 
       it('migrate() again is a no-op that keeps the data', async () => {
-        const id = await createStore(store);
-        await store.migrate();
-        await store.migrate();
-        assert.equal((await store.getStore(id))?.id, id);
+        const id = await createStore(db);
+        await db.migrate();
+        await db.migrate();
+        assert.equal((await db.stores.get(id))?.id, id);
       });
 
       it('two instances migrating a fresh database at once both succeed', async () => {
-        const fresh = await unmigratedStores(db, 3);
+        const fresh = await unmigratedStores(testDb, 3);
         try {
           await Promise.all(fresh.stores.map((s) => s.migrate()));
-          await fresh.stores[0].createStore({ id: 'after-migrate', name: 'x', currency: 'RUB', url: null, company: null });
-          assert.equal((await fresh.stores[1].listStores()).length, 1);
+          await fresh.stores[0].stores.create({ id: 'after-migrate', name: 'x', currency: 'RUB', url: null, company: null });
+          assert.equal((await fresh.stores[1].stores.list()).length, 1);
         } finally {
           await fresh.drop();
         }
@@ -180,125 +173,125 @@ for (const dialect of DIALECTS) {
     describe('stores', () => {
       it('creates, gets and lists stores', async () => {
         const before = Date.now();
-        const created = await store.createStore({ id: 'zz-shop', name: 'Магазин «Ёлка»', currency: 'USD', url: 'https://shop.example', company: 'Ёлка LLC' });
+        const created = await db.stores.create({ id: 'zz-shop', name: 'Магазин «Ёлка»', currency: 'USD', url: 'https://shop.example', company: 'Ёлка LLC' });
         assert.ok(created.created_at instanceof Date && Math.abs(created.created_at.getTime() - before) < 60_000);
-        assert.deepEqual(await store.getStore('zz-shop'), created);
-        const minimal = await store.createStore({ id: 'zz-min', name: 'Min', currency: 'RUB', url: null, company: null });
-        assert.deepEqual(await store.getStore('zz-min'), minimal);
-        assert.equal(await store.getStore('no-such-store'), null);
-        const ids = (await store.listStores()).map((s) => s.id);
+        assert.deepEqual(await db.stores.get('zz-shop'), created);
+        const minimal = await db.stores.create({ id: 'zz-min', name: 'Min', currency: 'RUB', url: null, company: null });
+        assert.deepEqual(await db.stores.get('zz-min'), minimal);
+        assert.equal(await db.stores.get('no-such-store'), null);
+        const ids = (await db.stores.list()).map((s) => s.id);
         assert.deepEqual(ids, [...ids].sort());
         assert.ok(ids.includes('zz-shop') && ids.includes('zz-min'));
       });
 
       it('refuses a second store with the same id', async () => {
-        const id = await createStore(store);
-        await assert.rejects(store.createStore({ id, name: 'again', currency: 'RUB', url: null, company: null }));
+        const id = await createStore(db);
+        await assert.rejects(db.stores.create({ id, name: 'again', currency: 'RUB', url: null, company: null }));
       });
     });
 
     describe('keys', () => {
       it('inserts, gets and lists keys of one store, never exposing the hash', async () => {
-        const storeId = await createStore(store);
-        const other = await createStore(store);
-        const first = await store.insertKey({ id: `k1-${storeId}`, store_id: storeId, label: 'site', prefix: 'pex_ab', hash: `h1-${storeId}` });
+        const storeId = await createStore(db);
+        const other = await createStore(db);
+        const first = await db.keys.insert({ id: `k1-${storeId}`, store_id: storeId, label: 'site', prefix: 'pex_ab', hash: `h1-${storeId}` });
         assert.deepEqual(first, { ...first, store_id: storeId, label: 'site', prefix: 'pex_ab', last_used_at: null, revoked_at: null });
         assert.ok(!('hash' in first));
-        const second = await store.insertKey({ id: `k2-${storeId}`, store_id: storeId, label: null, prefix: 'pex_cd', hash: `h2-${storeId}` });
-        await store.insertKey({ id: `k3-${other}`, store_id: other, label: null, prefix: 'pex_ef', hash: `h3-${other}` });
-        assert.deepEqual(await store.getKey(first.id), first);
-        assert.equal(await store.getKey('no-such-key'), null);
-        assert.deepEqual((await store.listKeys(storeId)).map((k) => k.id), [first.id, second.id]);
-        assert.ok((await store.listKeys(storeId)).every((k) => !('hash' in k)));
+        const second = await db.keys.insert({ id: `k2-${storeId}`, store_id: storeId, label: null, prefix: 'pex_cd', hash: `h2-${storeId}` });
+        await db.keys.insert({ id: `k3-${other}`, store_id: other, label: null, prefix: 'pex_ef', hash: `h3-${other}` });
+        assert.deepEqual(await db.keys.get(first.id), first);
+        assert.equal(await db.keys.get('no-such-key'), null);
+        assert.deepEqual((await db.keys.list(storeId)).map((k) => k.id), [first.id, second.id]);
+        assert.ok((await db.keys.list(storeId)).every((k) => !('hash' in k)));
       });
 
       it('finds a key by hash with its store and the latest price list', async () => {
-        const storeId = await createStore(store, 'EUR');
-        const key = await store.insertKey({ id: `k-${storeId}`, store_id: storeId, label: 'l', prefix: 'pex_x', hash: `hash-${storeId}` });
-        assert.equal(await store.findKeyByHash('no-such-hash'), null);
+        const storeId = await createStore(db, 'EUR');
+        const key = await db.keys.insert({ id: `k-${storeId}`, store_id: storeId, label: 'l', prefix: 'pex_x', hash: `hash-${storeId}` });
+        assert.equal(await db.keys.findByHash('no-such-hash'), null);
 
-        const before = await store.findKeyByHash(`hash-${storeId}`);
-        assert.deepEqual(before, { key, store: await store.getStore(storeId), latest: null });
+        const before = await db.keys.findByHash(`hash-${storeId}`);
+        assert.deepEqual(before, { key, store: await db.stores.get(storeId), latest: null });
 
-        const list = await publish(store, storeId, [item('a', { category: 'X / Y' }), item('b', { available: false, currency: 'USD' })]);
-        const after = await store.findKeyByHash(`hash-${storeId}`);
+        const list = await publish(db, storeId, [item('a', { category: 'X / Y' }), item('b', { available: false, currency: 'USD' })]);
+        const after = await db.keys.findByHash(`hash-${storeId}`);
         assert.deepEqual(after?.latest, list);
-        assert.deepEqual(after?.latest, await store.getLatestPriceList(storeId));
+        assert.deepEqual(after?.latest, await db.priceLists.latest(storeId));
         assert.deepEqual(after?.latest?.currencies, ['RUB', 'USD']);
         assert.equal(after?.latest?.category_ids.length, 3);
       });
 
       it('touches and revokes a key; a second revoke keeps the first time', async () => {
-        const storeId = await createStore(store);
-        const key = await store.insertKey({ id: `k-${storeId}`, store_id: storeId, label: null, prefix: 'p', hash: `h-${storeId}` });
+        const storeId = await createStore(db);
+        const key = await db.keys.insert({ id: `k-${storeId}`, store_id: storeId, label: null, prefix: 'p', hash: `h-${storeId}` });
         const used = new Date('2031-02-03T04:05:06.789Z');
-        await store.touchKey(key.id, used);
-        assert.deepEqual((await store.getKey(key.id))?.last_used_at, used);
+        await db.keys.touch(key.id, used);
+        assert.deepEqual((await db.keys.get(key.id))?.last_used_at, used);
 
         const revokedAt = new Date('2031-02-04T00:00:00.123Z');
-        const revoked = await store.revokeKey(key.id, revokedAt);
+        const revoked = await db.keys.revoke(key.id, revokedAt);
         assert.deepEqual(revoked?.revoked_at, revokedAt);
-        assert.deepEqual((await store.revokeKey(key.id, new Date('2032-01-01T00:00:00Z')))?.revoked_at, revokedAt);
-        assert.deepEqual((await store.findKeyByHash(`h-${storeId}`))?.key.revoked_at, revokedAt);
-        assert.equal(await store.revokeKey('no-such-key', revokedAt), null);
+        assert.deepEqual((await db.keys.revoke(key.id, new Date('2032-01-01T00:00:00Z')))?.revoked_at, revokedAt);
+        assert.deepEqual((await db.keys.findByHash(`h-${storeId}`))?.key.revoked_at, revokedAt);
+        assert.equal(await db.keys.revoke('no-such-key', revokedAt), null);
       });
     });
 
     describe('profiles', () => {
       it('creates, replaces with revision + 1, and refuses another store\'s id', async () => {
-        const storeId = await createStore(store);
-        const other = await createStore(store);
-        const created = await store.putProfile(storeId, PROFILE);
+        const storeId = await createStore(db);
+        const other = await createStore(db);
+        const created = await db.profiles.put(storeId, PROFILE);
         assert.ok(created && created.id > 0);
         assert.deepEqual(created, { ...PROFILE, id: created.id, store_id: storeId, revision: 1, updated_at: created.updated_at });
         assert.ok(created.updated_at instanceof Date);
 
         const renamed = { ...PROFILE, name: 'Маркет 🛒', columns: [{ field: 'attributes.цвет', title: 'Цвет' }] };
-        const replaced = await store.putProfile(storeId, renamed, created.id);
+        const replaced = await db.profiles.put(storeId, renamed, created.id);
         assert.deepEqual(replaced, { ...renamed, id: created.id, store_id: storeId, revision: 2, updated_at: replaced!.updated_at });
-        assert.deepEqual(await store.getProfile(created.id), replaced);
+        assert.deepEqual(await db.profiles.get(created.id), replaced);
 
-        assert.equal(await store.putProfile(other, PROFILE, created.id), null);
-        assert.equal(await store.putProfile(storeId, PROFILE, 999_999_999), null);
-        assert.deepEqual(await store.getProfile(created.id), replaced);
-        assert.equal(await store.getProfile(999_999_999), null);
+        assert.equal(await db.profiles.put(other, PROFILE, created.id), null);
+        assert.equal(await db.profiles.put(storeId, PROFILE, 999_999_999), null);
+        assert.deepEqual(await db.profiles.get(created.id), replaced);
+        assert.equal(await db.profiles.get(999_999_999), null);
       });
 
       it('lists the profiles of one store in id order, ids unique across stores', async () => {
-        const storeId = await createStore(store);
-        const other = await createStore(store);
-        const a = await store.putProfile(storeId, PROFILE);
-        const b = await store.putProfile(other, PROFILE);
-        const c = await store.putProfile(storeId, { ...PROFILE, name: 'second' });
+        const storeId = await createStore(db);
+        const other = await createStore(db);
+        const a = await db.profiles.put(storeId, PROFILE);
+        const b = await db.profiles.put(other, PROFILE);
+        const c = await db.profiles.put(storeId, { ...PROFILE, name: 'second' });
         assert.notEqual(a!.id, b!.id);
-        assert.deepEqual((await store.listProfiles(storeId)).map((p) => p.id), [a!.id, c!.id]);
-        assert.deepEqual(await store.listProfiles(newStoreId()), []);
+        assert.deepEqual((await db.profiles.list(storeId)).map((p) => p.id), [a!.id, c!.id]);
+        assert.deepEqual(await db.profiles.list(newStoreId()), []);
       });
     });
 
     describe('publication', () => {
       it('lists every store that has published with its latest list, and no other', async () => {
-        const quiet = await createStore(store);
-        const a = await createStore(store);
-        await publish(store, a, [item('x')]);
-        const a2 = await publish(store, a, [item('x'), item('y')]);
-        const latest = await store.listLatestPriceLists();
+        const quiet = await createStore(db);
+        const a = await createStore(db);
+        await publish(db, a, [item('x')]);
+        const a2 = await publish(db, a, [item('x'), item('y')]);
+        const latest = await db.priceLists.listLatest();
         assert.equal(latest.some((entry) => entry.store.id === quiet), false);
         const entry = latest.find((candidate) => candidate.store.id === a);
-        assert.deepEqual(entry, { store: await store.getStore(a), list: a2 });
+        assert.deepEqual(entry, { store: await db.stores.get(a), list: a2 });
       });
 
       it('commits versions 1, 2, 3 per store, independent between stores', async () => {
-        const a = await createStore(store);
-        const b = await createStore(store);
-        assert.equal(await store.getLatestPriceList(a), null);
-        const a1 = await publish(store, a, [item('x')]);
-        const b1 = await publish(store, b, [item('y'), item('z')]);
-        const a2 = await publish(store, a, [item('x'), item('w', { available: false })]);
-        const a3 = await publish(store, a, [item('v')]);
+        const a = await createStore(db);
+        const b = await createStore(db);
+        assert.equal(await db.priceLists.latest(a), null);
+        const a1 = await publish(db, a, [item('x')]);
+        const b1 = await publish(db, b, [item('y'), item('z')]);
+        const a2 = await publish(db, a, [item('x'), item('w', { available: false })]);
+        const a3 = await publish(db, a, [item('v')]);
         assert.deepEqual([a1.version, a2.version, a3.version, b1.version], [1, 2, 3, 1]);
-        assert.deepEqual(await store.getLatestPriceList(a), a3);
-        assert.deepEqual(await store.getLatestPriceList(b), b1);
+        assert.deepEqual(await db.priceLists.latest(a), a3);
+        assert.deepEqual(await db.priceLists.latest(b), b1);
         assert.deepEqual({ ...a2, id: 0, published_at: null }, {
           id: 0, store_id: a, version: 2, published_at: null, item_count: 2, available_count: 1, currencies: ['RUB'], category_ids: a2.category_ids,
         });
@@ -307,46 +300,46 @@ for (const dialect of DIALECTS) {
       });
 
       it('reports repeated offer_ids with their seq, within a batch and across batches, and keeps the first', async () => {
-        const storeId = await createStore(store);
-        const draft = await store.beginPublication(storeId);
+        const storeId = await createStore(db);
+        const draft = await db.priceLists.beginPublication(storeId);
         const first = await draft.append(sequenced([item('a'), item('b'), item('a', { name: 'again' }), item('c')]));
         assert.deepEqual(first, [{ seq: 2, offer_id: 'a' }]);
         const second = await draft.append(sequenced([item('d'), item('b'), item('c'), item('e')], 4));
         assert.deepEqual(second, [{ seq: 5, offer_id: 'b' }, { seq: 6, offer_id: 'c' }]);
         const list = await draft.commit({ item_count: 5, available_count: 5, currencies: ['RUB'], category_paths: [''] });
-        const items = (await readAll(store, list.id)).flat();
+        const items = (await readAll(db, list.id)).flat();
         assert.deepEqual(items.map((it) => [it.offer_id, it.name]), [['a', 'Item a'], ['b', 'Item b'], ['c', 'Item c'], ['d', 'Item d'], ['e', 'Item e']]);
       });
 
       it('abort leaves the previous latest and its items untouched', async () => {
-        const storeId = await createStore(store);
-        const kept = await publish(store, storeId, [item('old-1'), item('old-2')]);
-        const draft = await store.beginPublication(storeId);
+        const storeId = await createStore(db);
+        const kept = await publish(db, storeId, [item('old-1'), item('old-2')]);
+        const draft = await db.priceLists.beginPublication(storeId);
         await draft.append(sequenced([item('new-1')]));
         await draft.abort();
-        assert.deepEqual(await listStatuses(db, storeId), [`${kept.id}:published`], 'the draft and its rows are gone');
-        assert.deepEqual(await store.getLatestPriceList(storeId), kept);
-        assert.deepEqual((await readAll(store, kept.id)).flat().map((it) => it.offer_id), ['old-1', 'old-2']);
-        const next = await publish(store, storeId, [item('new-2')]);
+        assert.deepEqual(await listStatuses(testDb, storeId), [`${kept.id}:published`], 'the draft and its rows are gone');
+        assert.deepEqual(await db.priceLists.latest(storeId), kept);
+        assert.deepEqual((await readAll(db, kept.id)).flat().map((it) => it.offer_id), ['old-1', 'old-2']);
+        const next = await publish(db, storeId, [item('new-2')]);
         assert.equal(next.version, 2);
       });
 
       it('an uncommitted draft is invisible to readers', async () => {
-        const storeId = await createStore(store);
-        const draft = await store.beginPublication(storeId);
+        const storeId = await createStore(db);
+        const draft = await db.priceLists.beginPublication(storeId);
         await draft.append(sequenced([item('draft-only')]));
-        assert.equal(await store.getLatestPriceList(storeId), null);
+        assert.equal(await db.priceLists.latest(storeId), null);
         await draft.abort();
       });
 
       it('two concurrent publications of one store both commit, with distinct versions', async () => {
-        const storeId = await createStore(store);
-        await publish(store, storeId, [item('base')]);
-        const [d1, d2] = await Promise.all([store.beginPublication(storeId), store.beginPublication(storeId)]);
+        const storeId = await createStore(db);
+        await publish(db, storeId, [item('base')]);
+        const [d1, d2] = await Promise.all([db.priceLists.beginPublication(storeId), db.priceLists.beginPublication(storeId)]);
         await Promise.all([d1.append(sequenced([item('one')])), d2.append(sequenced([item('two'), item('three')]))]);
         const [l1, l2] = await Promise.all([d1.commit(summaryOf([item('one')])), d2.commit(summaryOf([item('two'), item('three')]))]);
         assert.deepEqual([l1.version, l2.version].sort(), [2, 3]);
-        const latest = await store.getLatestPriceList(storeId);
+        const latest = await db.priceLists.latest(storeId);
         assert.deepEqual(latest, l1.version === 3 ? l1 : l2);
         const newer = l1.version === 3 ? l1 : l2;
         const older = l1.version === 3 ? l2 : l1;
@@ -354,23 +347,39 @@ for (const dialect of DIALECTS) {
       });
 
       it('drops lists superseded longer than the grace period, and drafts left stale by a crash', async () => {
-        const storeId = await createStore(store);
-        const v1 = await publish(store, storeId, [item('v1')]);
-        const v2 = await publish(store, storeId, [item('v2')]);
-        const crashed = await store.beginPublication(storeId);
+        const storeId = await createStore(db);
+        const v1 = await publish(db, storeId, [item('v1')]);
+        const v2 = await publish(db, storeId, [item('v2')]);
+        const crashed = await db.priceLists.beginPublication(storeId);
         await crashed.append(sequenced([item('lost')]));
-        await backdateLists(db, storeId, STALE_DRAFT_MS + 60_000);
+        await backdateLists(testDb, storeId, STALE_DRAFT_MS + 60_000);
         // v1 was superseded long ago; v2 only now, by v3, so it stays readable for a download in flight.
-        const v3 = await publish(store, storeId, [item('v3')]);
-        assert.deepEqual(await readAll(store, v1.id), []);
-        assert.deepEqual((await readAll(store, v2.id)).flat().map((it) => it.offer_id), ['v2']);
-        const statuses = await listStatuses(db, storeId);
+        const v3 = await publish(db, storeId, [item('v3')]);
+        assert.deepEqual(await readAll(db, v1.id), []);
+        assert.deepEqual((await readAll(db, v2.id)).flat().map((it) => it.offer_id), ['v2']);
+        const statuses = await listStatuses(testDb, storeId);
         assert.deepEqual(statuses, [`${v2.id}:published`, `${v3.id}:published`]);
       });
 
+      it('refuses to commit a draft swept as stale by another publication, and keeps the previous latest', async () => {
+        const storeId = await createStore(db);
+        const kept = await publish(db, storeId, [item('kept')]);
+        const slow = await db.priceLists.beginPublication(storeId);
+        await slow.append(sequenced([item('slow')]));
+        await backdateLists(testDb, storeId, STALE_DRAFT_MS + 60_000);
+        // The next publication takes the slow draft for one left by a crash and removes it.
+        const sweeper = await db.priceLists.beginPublication(storeId);
+        await sweeper.abort();
+        await assert.rejects(slow.commit(summaryOf([item('slow')])));
+        assert.deepEqual(await db.priceLists.latest(storeId), kept);
+        assert.deepEqual((await readAll(db, kept.id)).flat().map((it) => it.offer_id), ['kept']);
+        const next = await publish(db, storeId, [item('next')]);
+        assert.equal(next.version, 2, 'the refused commit used no version');
+      });
+
       it('publications of many stores at once each get their own version 1', async () => {
-        const ids = await Promise.all(Array.from({ length: 5 }, () => createStore(store)));
-        const lists = await Promise.all(ids.map((id) => publish(store, id, [item('same-offer', { category: 'Shared / Path' })])));
+        const ids = await Promise.all(Array.from({ length: 5 }, () => createStore(db)));
+        const lists = await Promise.all(ids.map((id) => publish(db, id, [item('same-offer', { category: 'Shared / Path' })])));
         assert.deepEqual(lists.map((l) => l.version), [1, 1, 1, 1, 1]);
       });
     });
@@ -379,44 +388,44 @@ for (const dialect of DIALECTS) {
       const ITEMS = Array.from({ length: 10 }, (_, i) => item(`o-${i}`, { available: i % 3 !== 0, price: i * 100 + 1 }));
 
       it('returns items in seq order, in batches of batchSize, with and without onlyAvailable', async () => {
-        const storeId = await createStore(store);
-        const draft = await store.beginPublication(storeId);
+        const storeId = await createStore(db);
+        const draft = await db.priceLists.beginPublication(storeId);
         // Appended out of order: seq decides the order readers see.
         await draft.append(sequenced(ITEMS.slice(5), 5));
         await draft.append(sequenced(ITEMS.slice(0, 5)));
         const list = await draft.commit(summaryOf(ITEMS));
         assert.deepEqual(list.available_count, 6);
 
-        const all = await readAll(store, list.id, false, 3);
+        const all = await readAll(db, list.id, false, 3);
         assert.deepEqual(all.map((b) => b.length), [3, 3, 3, 1]);
         assert.deepEqual(all.flat(), ITEMS);
 
-        const available = await readAll(store, list.id, true, 3);
+        const available = await readAll(db, list.id, true, 3);
         assert.deepEqual(available.map((b) => b.length), [3, 3]);
         assert.deepEqual(available.flat(), ITEMS.filter((it) => it.available));
 
-        assert.deepEqual((await readAll(store, list.id, false, 5)).map((b) => b.length), [5, 5]);
-        assert.deepEqual((await readAll(store, list.id)).map((b) => b.length), [10]);
-        assert.deepEqual(await readAll(store, 987_654_321), []);
+        assert.deepEqual((await readAll(db, list.id, false, 5)).map((b) => b.length), [5, 5]);
+        assert.deepEqual((await readAll(db, list.id)).map((b) => b.length), [10]);
+        assert.deepEqual(await readAll(db, 987_654_321), []);
       });
 
       it('keeps order and exact batch sizes across many pages, with and without onlyAvailable', async () => {
         const many = Array.from({ length: 12_345 }, (_, i) => item(`m-${i}`, { available: i % 7 !== 0, price: i, quantity: i % 5 === 0 ? null : i }));
-        const storeId = await createStore(store);
-        const draft = await store.beginPublication(storeId);
+        const storeId = await createStore(db);
+        const draft = await db.priceLists.beginPublication(storeId);
         for (let from = 0; from < many.length; from += 4000) await draft.append(sequenced(many.slice(from, from + 4000), from));
         const list = await draft.commit(summaryOf(many));
-        const all = await readAll(store, list.id, false, 5000);
+        const all = await readAll(db, list.id, false, 5000);
         assert.deepEqual(all.map((b) => b.length), [5000, 5000, 2345]);
         assert.deepEqual(all.flat(), many);
         const available = many.filter((it) => it.available);
-        const filtered = await readAll(store, list.id, true, 4096);
+        const filtered = await readAll(db, list.id, true, 4096);
         assert.deepEqual(filtered.map((b) => b.length), [4096, 4096, available.length - 8192]);
         assert.deepEqual(filtered.flat(), available);
       });
 
       it('round-trips every PriceItem field', async () => {
-        const storeId = await createStore(store);
+        const storeId = await createStore(db);
         const rich = item('Ёж-1 📦\\N', {
           name: 'Смартфон «Галактика» 📱\ttab\nnewline\rcr \\backslash\\ "quote" \\N',
           price: 9_007_199_254_740_99, old_price: 0, purchase_price: 123_456_789_01, currency: 'USD', available: false, quantity: 2 ** 40,
@@ -429,8 +438,8 @@ for (const dialect of DIALECTS) {
           attributes: { 'цвет': 'красный', 'z-last': '1', 'a-first': '🙂', '': 'empty key', 'tab\tkey': 'line\nvalue' },
         });
         const empty = item('plain', { quantity: 0, price: 0 });
-        const list = await publish(store, storeId, [rich, empty]);
-        const [back, plain] = (await readAll(store, list.id)).flat();
+        const list = await publish(db, storeId, [rich, empty]);
+        const [back, plain] = (await readAll(db, list.id)).flat();
         assert.deepEqual(back, rich);
         // Attribute order is part of the item (it orders YML params).
         assert.deepEqual(Object.keys(back.attributes!), Object.keys(rich.attributes!));
@@ -441,20 +450,20 @@ for (const dialect of DIALECTS) {
       });
 
       it('withExtra false returns the stored columns and leaves every other field null', async () => {
-        const storeId = await createStore(store);
+        const storeId = await createStore(db);
         const rich = item('x-1', { vendor: 'V', category: 'A / B', attributes: { a: '1' }, competitors: [{ name: 'c', price: 1, url: null, available: null }], old_price: 5, url: 'https://s.example/x' });
-        const list = await publish(store, storeId, [rich]);
+        const list = await publish(db, storeId, [rich]);
         const batches: PriceItem[][] = [];
-        for await (const batch of store.readItems(list.id, { onlyAvailable: false, withExtra: false })) batches.push(batch);
+        for await (const batch of db.priceLists.readItems(list.id, { onlyAvailable: false, withExtra: false })) batches.push(batch);
         assert.deepEqual(batches.flat(), [{ ...rich, vendor: null, category: null, attributes: null, competitors: null }]);
       });
     });
 
     describe('categories', () => {
       it('keeps ids stable across publications that add categories, with every level and parent', async () => {
-        const storeId = await createStore(store);
-        const first = await publish(store, storeId, [item('a', { category: 'Дом / Кухня' }), item('b')]);
-        const cats1 = await store.getCategories(storeId, first.category_ids);
+        const storeId = await createStore(db);
+        const first = await publish(db, storeId, [item('a', { category: 'Дом / Кухня' }), item('b')]);
+        const cats1 = await db.priceLists.categories(storeId, first.category_ids);
         assert.deepEqual(cats1.map((c) => c.path).sort(), ['', 'Дом', 'Дом / Кухня']);
         const byPath1 = new Map(cats1.map((c) => [c.path, c]));
         assert.equal(byPath1.get('Дом / Кухня')!.parent_id, byPath1.get('Дом')!.id);
@@ -462,10 +471,10 @@ for (const dialect of DIALECTS) {
         assert.equal(byPath1.get('')!.parent_id, null);
         assert.ok(cats1.every((c) => c.store_id === storeId && Number.isInteger(c.id) && c.id > 0));
 
-        const second = await publish(store, storeId, [
+        const second = await publish(db, storeId, [
           item('c', { category: 'Дом / Кухня / Ножи' }), item('d', { category: 'Дом / Сад' }), item('e', { category: 'Авто' }),
         ]);
-        const cats2 = await store.getCategories(storeId, second.category_ids);
+        const cats2 = await db.priceLists.categories(storeId, second.category_ids);
         const byPath2 = new Map(cats2.map((c) => [c.path, c]));
         assert.deepEqual([...byPath2.keys()].sort(), ['Авто', 'Дом', 'Дом / Кухня', 'Дом / Кухня / Ножи', 'Дом / Сад']);
         assert.equal(second.category_ids.length, 5);
@@ -476,53 +485,11 @@ for (const dialect of DIALECTS) {
         assert.equal(new Set(second.category_ids).size, 5);
 
         // Another store's same path gets its own id, and ids of one store are not readable through another.
-        const other = await createStore(store);
-        const otherList = await publish(store, other, [item('x', { category: 'Дом' })]);
+        const other = await createStore(db);
+        const otherList = await publish(db, other, [item('x', { category: 'Дом' })]);
         assert.notEqual(otherList.category_ids[0], byPath1.get('Дом')!.id);
-        assert.deepEqual(await store.getCategories(other, first.category_ids), []);
-        assert.deepEqual(await store.getCategories(storeId, []), []);
-      });
-    });
-
-    describe('through the domain', () => {
-      it('publishes the legacy sample: 12 items, 10 available, in file order', async () => {
-        await store.createStore({ id: 'demo-shop', name: 'Demo Shop', currency: 'RUB', url: 'https://demo-shop.example', company: null });
-        const list = await publishPriceList(store, 'demo-shop', readSource(createReadStream(FIXTURE), 'json'));
-        assert.equal(list.version, 1);
-        assert.equal(list.item_count, 12);
-        assert.equal(list.available_count, 10);
-        assert.deepEqual(list.currencies, ['RUB', 'USD']);
-        const items = (await readAll(store, list.id)).flat();
-        assert.deepEqual(items.map((it) => it.offer_id), ['A-100', 'A-101', 'A-102', 'A-103', 'A-104', 'A-105', 'A-106', 'A-107', 'A-108', 'A-109', 'B/200', 'B-201']);
-        assert.equal(items[1].price, 79_950);
-        assert.equal(items[8].price, 123_456_789);
-        assert.equal(items[10].name, 'Carriage\rreturn');
-        assert.equal((await readAll(store, list.id, true)).flat().length, 10);
-        const categories = await store.getCategories('demo-shop', list.category_ids);
-        assert.ok(categories.some((c) => c.path === 'Электроника / Смартфоны'));
-      });
-
-      it('refuses a publication with bad rows, lists each one, and keeps the previous list latest', async () => {
-        const storeId = await createStore(store);
-        const kept = await publish(store, storeId, [item('keep')]);
-        const lines = [
-          '{"offer_id":"ok-1","name":"Good","price":1}',
-          '{"offer_id":"bad-price","name":"Bad","price":1.005}',
-          '{"offer_id":"ok-1","name":"Repeat","price":2}',
-          '{not json',
-          '',
-          '{"offer_id":"ok-2","name":"","price":3}',
-          '{"offer_id":"ok-3","name":"Good","price":4}',
-        ];
-        const source = readSource(Readable.from([lines.join('\n')]), 'ndjson');
-        const error = await publishPriceList(store, storeId, source).then(() => null, (e: unknown) => e);
-        assert.ok(error instanceof AppError, String(error));
-        assert.equal(error.code, 'invalid_publication');
-        assert.equal(error.extra.problemCount, 4);
-        assert.deepEqual(error.extra.problems!.map((p) => p.position).sort(), ['line 2', 'line 3', 'line 4', 'line 6']);
-        assert.match(error.extra.problems!.find((p) => p.position === 'line 3')!.reason, /ok-1/);
-        assert.deepEqual(await store.getLatestPriceList(storeId), kept);
-        assert.deepEqual((await readAll(store, kept.id)).flat().map((it) => it.offer_id), ['keep']);
+        assert.deepEqual(await db.priceLists.categories(other, first.category_ids), []);
+        assert.deepEqual(await db.priceLists.categories(storeId, []), []);
       });
     });
   });

@@ -1,7 +1,8 @@
 /**
- * The storage seam. The domain talks only to this interface; `src/store/factory.ts` picks
- * the SQLite or the PostgreSQL implementation from DATABASE_URL. Both pass the same
- * contract tests (`src/store/store.contract.test.ts`).
+ * The storage seam: a `Database` of one repository per aggregate (after immich's
+ * repositories). The domain talks only to these interfaces; `src/store/factory.ts` opens
+ * the SQLite or the PostgreSQL one from DATABASE_URL. Both are the one SQL base in
+ * `sql/` over a dialect, and pass the same contract tests (`store.contract.test.ts`).
  */
 import type { DelimitedRecordSpec } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
@@ -122,8 +123,58 @@ export interface ReadItemsOptions {
   withExtra?: boolean;
 }
 
-export interface Store {
+/** The shops (tenants). */
+export interface StoreRepository {
+  create(store: NewStore): Promise<StoreRecord>;
+  get(id: string): Promise<StoreRecord | null>;
+  list(): Promise<StoreRecord[]>;
+}
+
+export interface KeyRepository {
+  insert(key: NewApiKey): Promise<ApiKeyRecord>;
+  /** The key by its hash, with its store and the store's latest price list. */
+  findByHash(hash: string): Promise<KeyLookup | null>;
+  get(id: string): Promise<ApiKeyRecord | null>;
+  list(storeId: string): Promise<ApiKeyRecord[]>;
+  touch(id: string, at: Date): Promise<void>;
+  /** Sets revoked_at if not yet set; returns the key, or null when there is no such key. */
+  revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+}
+
+export interface ProfileRepository {
+  /** Creates a profile, or replaces profile `id` of the same store (revision + 1). Null when `id` is not this store's. */
+  put(storeId: string, definition: ProfileDefinition, id?: number): Promise<Profile | null>;
+  get(id: number): Promise<Profile | null>;
+  list(storeId: string): Promise<Profile[]>;
+}
+
+export interface PriceListRepository {
+  beginPublication(storeId: string): Promise<PublicationDraft>;
+  latest(storeId: string): Promise<PriceListRecord | null>;
+  /** Every store that has published, with its latest list, in one query. */
+  listLatest(): Promise<LatestPriceList[]>;
+  /** The categories with these ids (CategoryRecord.path resolves names and parents). */
+  categories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]>;
+  /** The list's items in publication order, in batches. */
+  readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
+  /**
+   * The list's items as delimited records built by the database itself (UTF-8, publication
+   * order, chunks of whole records); see model/delimited-record.ts. Null when the spec reads a
+   * field the database keeps in no column of its own (stored-fields.ts): the writer renders those.
+   */
+  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null;
+}
+
+/**
+ * One open database. Failures of the database itself (unreachable, busy, timed out) reach
+ * callers as `AppError('unavailable')`; `openDatabase` has started its threads already.
+ */
+export interface Database {
   readonly dialect: 'sqlite' | 'postgres';
+  readonly stores: StoreRepository;
+  readonly keys: KeyRepository;
+  readonly profiles: ProfileRepository;
+  readonly priceLists: PriceListRepository;
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
@@ -134,42 +185,9 @@ export interface Store {
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 
-  createStore(store: NewStore): Promise<StoreRecord>;
-  getStore(id: string): Promise<StoreRecord | null>;
-  listStores(): Promise<StoreRecord[]>;
-
-  insertKey(key: NewApiKey): Promise<ApiKeyRecord>;
-  /** The key by its hash, with its store and the store's latest price list. */
-  findKeyByHash(hash: string): Promise<KeyLookup | null>;
-  getKey(id: string): Promise<ApiKeyRecord | null>;
-  listKeys(storeId: string): Promise<ApiKeyRecord[]>;
-  touchKey(id: string, at: Date): Promise<void>;
-  /** Sets revoked_at if not yet set; returns the key, or null when there is no such key. */
-  revokeKey(id: string, at: Date): Promise<ApiKeyRecord | null>;
-
-  /** Creates a profile, or replaces profile `id` of the same store (revision + 1). Null when `id` is not this store's. */
-  putProfile(storeId: string, definition: ProfileDefinition, id?: number): Promise<Profile | null>;
-  getProfile(id: number): Promise<Profile | null>;
-  listProfiles(storeId: string): Promise<Profile[]>;
-
-  beginPublication(storeId: string): Promise<PublicationDraft>;
-  getLatestPriceList(storeId: string): Promise<PriceListRecord | null>;
-  /** Every store that has published, with its latest list, in one query (the render cache's warmer polls it). */
-  listLatestPriceLists(): Promise<LatestPriceList[]>;
-  /** The categories with these ids (CategoryRecord.path resolves names and parents). */
-  getCategories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]>;
-  /** The list's items in publication order, in batches. */
-  readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
-  /** Starts what exports read on (SQLite: its page threads) before the first export asks. */
-  startExportThreads?(): void;
-  /**
-   * The list's items as delimited records built by the database itself (UTF-8, publication
-   * order, chunks of whole records), when the store can; see domain/delimited-record.ts.
-   */
-  renderRecords?(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
-
   /** The variants asked for lately, shared by every instance (render-cache warming, warming-types.ts). */
   readonly demand: VariantDemandRepository;
   /** A feed of publications committed by any process; the caller starts and closes it. */
   publicationFeed(): PublicationFeed;
 }
+

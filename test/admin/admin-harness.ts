@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
 import { buildAdminApp } from '../../src/http/admin/admin-app.js';
 import { buildPublicApp } from '../../src/composition.js';
-import type { PublicationDraft, Store } from '../../src/store/types.js';
+import type { PublicationDraft, Database } from '../../src/store/types.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from '../support/dialects.js';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
@@ -12,7 +12,7 @@ export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 export interface AdminHarness {
   admin: FastifyInstance;
   publicApp: FastifyInstance;
-  db: TestDatabase;
+  testDb: TestDatabase;
   /** http://127.0.0.1:PORT of the admin app. */
   adminUrl: string;
   logLines: string[];
@@ -25,24 +25,24 @@ export interface AdminHarness {
 
 /** `env` adds or overrides configuration (a small MAX_LINE_BYTES, say). */
 export async function startAdminHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<AdminHarness> {
-  const db = await createTestDatabase(dialect);
+  const testDb = await createTestDatabase(dialect);
   const config = loadConfig({
-    DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env,
+    DATABASE_URL: testDb.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env,
   });
   const logLines: string[] = [];
   const logStream = new Writable({ write(chunk, _encoding, done) { logLines.push(chunk.toString()); done(); } });
   let appends = 0;
   let aborts = 0;
-  const store = countingDraftCalls(db.store, { append: () => appends++, abort: () => aborts++ });
-  const admin = await buildAdminApp({ config, store, logStream });
-  const publicApp = await buildPublicApp({ config, store: db.store, logStream });
+  const db = countingDraftCalls(testDb.db, { append: () => appends++, abort: () => aborts++ });
+  const admin = await buildAdminApp({ config, db, logStream });
+  const publicApp = await buildPublicApp({ config, db: testDb.db, logStream });
   await publicApp.ready();
   const adminUrl = await admin.listen({ port: 0, host: '127.0.0.1' });
   return {
-    admin, publicApp, db, adminUrl, logLines,
+    admin, publicApp, testDb, adminUrl, logLines,
     appendCalls: () => appends,
     abortCalls: () => aborts,
-    close: async () => { await admin.close(); await publicApp.close(); await db.drop(); },
+    close: async () => { await admin.close(); await publicApp.close(); await testDb.drop(); },
   };
 }
 
@@ -51,13 +51,13 @@ export async function startAdminHarness(dialect: Dialect, env: Record<string, st
  * reached the database while the request body was still being sent (the body is streamed, not
  * buffered), and that a cut-off upload's draft was dropped.
  */
-function countingDraftCalls(store: Store, on: { append: () => void; abort: () => void }): Store {
-  return new Proxy(store, {
+function countingDraftCalls(db: Database, on: { append: () => void; abort: () => void }): Database {
+  return new Proxy(db, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (property === 'beginPublication') {
         return async (storeId: string): Promise<PublicationDraft> => {
-          const draft = await target.beginPublication(storeId);
+          const draft = await target.priceLists.beginPublication(storeId);
           return {
             append: (items) => { on.append(); return draft.append(items); },
             commit: (summary) => draft.commit(summary),

@@ -13,21 +13,21 @@ import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { ADMIN_TOKEN } from './admin-harness.js';
 
 describe('wrong admin tokens', () => {
-  let db: TestDatabase;
+  let testDb: TestDatabase;
   let admin: FastifyInstance;
   const logLines: string[] = [];
   let clock = 10 * 60_000;
 
   before(async () => {
-    db = await createTestDatabase('sqlite');
-    const config = loadConfig({ DATABASE_URL: db.url, ADMIN_TOKEN, ADMIN_AUTH_FAIL_LIMIT_PER_MIN: '5', LOG_LEVEL: 'info' });
+    testDb = await createTestDatabase('sqlite');
+    const config = loadConfig({ DATABASE_URL: testDb.url, ADMIN_TOKEN, ADMIN_AUTH_FAIL_LIMIT_PER_MIN: '5', LOG_LEVEL: 'info' });
     const logStream = new Writable({ write(chunk, _encoding, done) { logLines.push(chunk.toString()); done(); } });
-    admin = await buildAdminApp({ config, store: db.store, logStream, now: () => clock });
+    admin = await buildAdminApp({ config, db: testDb.db, logStream, now: () => clock });
     await admin.ready();
   });
   after(async () => {
     await admin.close();
-    await db.drop();
+    await testDb.drop();
   });
 
   const call = (token: string, remoteAddress = '10.0.0.1') =>

@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { loadConfig } from '../../src/config/config.js';
 import { setUpDemo, type DemoSetup } from '../../src/domain/demo.js';
 import { buildPublicApp } from '../../src/composition.js';
-import type { Store } from '../../src/store/types.js';
+import type { Database } from '../../src/store/types.js';
 import { createTestDatabase } from '../support/dialects.js';
 
 /** Debian's Chromium; the tests never download a browser. */
@@ -45,27 +45,27 @@ export interface RunningApp {
   origin: string;
   /** The origin with BASE_PATH: where the public routes live. */
   base: string;
-  store: Store;
+  db: Database;
   demo: DemoSetup;
   close(): Promise<void>;
 }
 
 /** The real app on a real port, over a fresh SQLite database holding the demo store (a price list and a profile). */
 export async function startDemoApp(env: Record<string, string> = {}): Promise<RunningApp> {
-  const db = await createTestDatabase('sqlite');
-  const demo = await setUpDemo(db.store);
-  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
-  const app = await buildPublicApp({ config, store: db.store });
+  const testDb = await createTestDatabase('sqlite');
+  const demo = await setUpDemo(testDb.db);
+  const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
+  const app = await buildPublicApp({ config, db: testDb.db });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
     origin,
     base: origin + config.basePath,
-    store: db.store,
+    db: testDb.db,
     demo,
     close: async () => {
       await app.close();
-      await db.drop();
+      await testDb.drop();
     },
   };
 }

@@ -339,10 +339,10 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
   });
 
   test('the builder: wrong, revoked and rate-limited keys, and a store without a price list, say so', async () => {
-    const revoked = await issueKey(root.store, root.demo.storeId, 'revoked in a test');
-    await revokeKey(root.store, revoked.record.id);
-    await createStore(root.store, { id: 'empty-shop', name: 'Empty Shop' });
-    const emptyKey = (await issueKey(root.store, 'empty-shop', 'test')).value;
+    const revoked = await issueKey(root.db, root.demo.storeId, 'revoked in a test');
+    await revokeKey(root.db, revoked.record.id);
+    await createStore(root.db, { id: 'empty-shop', name: 'Empty Shop' });
+    const emptyKey = (await issueKey(root.db, 'empty-shop', 'test')).value;
     const limited = await startDemoApp({ AUTH_FAIL_LIMIT_PER_MIN: '1' });
     try {
       await withPage(async (page) => {

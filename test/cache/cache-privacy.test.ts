@@ -77,8 +77,8 @@ describe('render cache privacy', () => {
     const root = join(base, 'configured');
     const t = await createTestApp('sqlite', { CACHE_DIR: root });
     try {
-      const key = await storeWithKey(t.store, 'cached');
-      await publishJson(t.store, 'cached', [{ offer_id: 'A', name: 'a', price: 1 }]);
+      const key = await storeWithKey(t.db, 'cached');
+      await publishJson(t.db, 'cached', [{ offer_id: 'A', name: 'a', price: 1 }]);
       assert.equal((await get(t.app, `/api/export/latest?key=${key}&format=json`)).statusCode, 200);
       assert.equal(modeOf(root), 0o700);
       const [instance] = readdirSync(root);

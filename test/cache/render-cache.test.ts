@@ -53,9 +53,9 @@ for (const dialect of DIALECTS) {
     const cache = () => renderCacheOf(t.app);
 
     test('a new publication changes the ETag and the bytes of every variant', async () => {
-      const key = await storeWithKey(t.store, 'pub-shop');
-      await publishJson(t.store, 'pub-shop', items(500));
-      const profile = await putProfile(t.store, 'pub-shop', PROFILE);
+      const key = await storeWithKey(t.db, 'pub-shop');
+      await publishJson(t.db, 'pub-shop', items(500));
+      const profile = await putProfile(t.db, 'pub-shop', PROFILE);
       const variants = FORMATS.flatMap((format) => [
         `format=${format}`, `format=${format}&only_available=true`, `format=${format}&profile_id=${profile.id}`,
       ]);
@@ -71,7 +71,7 @@ for (const dialect of DIALECTS) {
         before.set(query, { etag: String(first.headers.etag), body: first.rawPayload });
       }
 
-      await publishJson(t.store, 'pub-shop', items(500, 1));
+      await publishJson(t.db, 'pub-shop', items(500, 1));
       for (const query of variants) {
         const response = await get(t.app, address(key, query));
         assert.equal(response.statusCode, 200, query);
@@ -83,10 +83,10 @@ for (const dialect of DIALECTS) {
     });
 
     test("a profile edit changes that profile's variants only", async () => {
-      const key = await storeWithKey(t.store, 'profile-shop');
-      await publishJson(t.store, 'profile-shop', items(300));
-      const edited = await putProfile(t.store, 'profile-shop', PROFILE);
-      const other = await putProfile(t.store, 'profile-shop', { ...PROFILE, name: 'Other' });
+      const key = await storeWithKey(t.db, 'profile-shop');
+      await publishJson(t.db, 'profile-shop', items(300));
+      const edited = await putProfile(t.db, 'profile-shop', PROFILE);
+      const other = await putProfile(t.db, 'profile-shop', { ...PROFILE, name: 'Other' });
       const editedVariants = FORMATS.map((format) => `format=${format}&profile_id=${edited.id}`);
       const untouched = [...FORMATS.map((format) => `format=${format}&profile_id=${other.id}`), '', 'format=tsv'];
 
@@ -98,7 +98,7 @@ for (const dialect of DIALECTS) {
       // The edit adds columns every format shows: a constant for the tabular ones, url (Google's g:link)
       // and quantity (CommerceML's Количество) for the feeds that carry only their target's elements.
       const added = [{ value: 'yes', title: 'Export' }, { field: 'url', title: 'Link' }, { field: 'quantity', title: 'Qty' }];
-      await putProfile(t.store, 'profile-shop', { ...PROFILE, columns: [...PROFILE.columns, ...added] }, edited.id);
+      await putProfile(t.db, 'profile-shop', { ...PROFILE, columns: [...PROFILE.columns, ...added] }, edited.id);
 
       const rendersBefore = cache().stats().renders;
       for (const query of editedVariants) {
@@ -116,8 +116,8 @@ for (const dialect of DIALECTS) {
     });
 
     test('100 concurrent first requests share one render and get identical bytes', async () => {
-      const key = await storeWithKey(t.store, 'crowd-shop');
-      await publishJson(t.store, 'crowd-shop', items(3000));
+      const key = await storeWithKey(t.db, 'crowd-shop');
+      await publishJson(t.db, 'crowd-shop', items(3000));
       // The warmer may pre-render the legacy CSV at any moment; once it is cached, it cannot add a render here.
       await get(t.app, address(key));
       const rendersBefore = cache().stats().renders;
@@ -135,8 +135,8 @@ for (const dialect of DIALECTS) {
     });
 
     test('byte ranges of a cached file: 206 slices, 416, If-Range, and HEAD', async () => {
-      const key = await storeWithKey(t.store, 'range-shop');
-      await publishJson(t.store, 'range-shop', items(800));
+      const key = await storeWithKey(t.db, 'range-shop');
+      await publishJson(t.db, 'range-shop', items(800));
       const url = address(key, 'format=tsv');
       const first = await get(t.app, url);
       assert.equal(first.headers['accept-ranges'], undefined, 'the first answer streams the render');
@@ -200,8 +200,8 @@ for (const dialect of DIALECTS) {
     });
 
     test('gzip and br come precompressed from the cache and decompress to the identity bytes', async () => {
-      const key = await storeWithKey(t.store, 'zip-shop');
-      await publishJson(t.store, 'zip-shop', items(2000));
+      const key = await storeWithKey(t.db, 'zip-shop');
+      await publishJson(t.db, 'zip-shop', items(2000));
       const url = address(key, 'format=csv&only_available=true');
       const identity = (await get(t.app, url)).rawPayload;
       for (const [coding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
@@ -227,8 +227,8 @@ for (const dialect of DIALECTS) {
     });
 
     test('a new publication is rendered in the variants asked for before anyone asks, and the superseded entries are dropped', async () => {
-      const key = await storeWithKey(t.store, 'warm-shop');
-      const first = await publishJson(t.store, 'warm-shop', items(400));
+      const key = await storeWithKey(t.db, 'warm-shop');
+      const first = await publishJson(t.db, 'warm-shop', items(400));
       await get(t.app, address(key, 'format=tsv'));
       const oldTsv = cacheKey({
         endpoint: 'prices', storeId: 'warm-shop', priceListId: first.id, version: first.version, format: 'tsv', profileId: null, profileRevision: null, onlyAvailable: false,
@@ -239,7 +239,7 @@ for (const dialect of DIALECTS) {
 
       // The TSV was asked for, so it is hot: written to the database now rather than within a second.
       await warmingOf(t.app).demand.flush();
-      await publishJson(t.store, 'warm-shop', items(400, 5));
+      await publishJson(t.db, 'warm-shop', items(400, 5));
       // HEAD never renders: a Content-Length on it means the warmer put the file there.
       await until('the warmer', async () => (await get(t.app, address(key, 'format=tsv'), {}, 'HEAD')).headers['content-length'] !== undefined);
       const response = await get(t.app, address(key, 'format=tsv'));

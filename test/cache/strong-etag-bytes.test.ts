@@ -60,9 +60,9 @@ for (const dialect of DIALECTS) {
       test(`${coding}: the first, streamed answer and the cached one are the same bytes, for every format`, async () => {
         // A store per coding: each coding's first request is the very first of its variant (rendered while it streams).
         const storeId = `etag-${coding}`;
-        const key = await storeWithKey(t.store, storeId);
-        await publishJson(t.store, storeId, items(1500));
-        const profile = await putProfile(t.store, storeId, { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }], delimiter: ';' });
+        const key = await storeWithKey(t.db, storeId);
+        await publishJson(t.db, storeId, items(1500));
+        const profile = await putProfile(t.db, storeId, { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }], delimiter: ';' });
         for (const url of addresses(key, profile.id)) {
           const first = await get(t.app, url, acceptEncoding(coding));
           assert.equal(first.statusCode, 200, url);
@@ -86,8 +86,8 @@ for (const dialect of DIALECTS) {
     for (const coding of ['gzip', 'br'] as const) {
       test(`${coding}: a download cut at 3000 bytes and resumed with Range + If-Range decompresses to the whole file`, async () => {
         const storeId = `resume-${coding}`;
-        const key = await storeWithKey(t.store, storeId);
-        await publishJson(t.store, storeId, items(3000));
+        const key = await storeWithKey(t.db, storeId);
+        await publishJson(t.db, storeId, items(3000));
         const url = `/api/export/latest?key=${key}&format=yml&only_available=true`;
         const first = await get(t.app, url, { 'accept-encoding': coding });
         assert.equal(first.headers['content-length'], undefined, 'the first answer streams the render');
@@ -109,8 +109,8 @@ for (const dialect of DIALECTS) {
     }
 
     test('HEAD answers the headers GET does, before and after the file is rendered', async () => {
-      const key = await storeWithKey(t.store, 'head-shop');
-      await publishJson(t.store, 'head-shop', items(500));
+      const key = await storeWithKey(t.db, 'head-shop');
+      await publishJson(t.db, 'head-shop', items(500));
       const comparable = (headers: Record<string, unknown>) => {
         // The rate-limit counter and the request id move with every request; the connection headers are the transport's.
         const { date, connection, ratelimit, 'x-request-id': _requestId, 'transfer-encoding': _chunked, 'keep-alive': _keepAlive, ...rest } = headers;

@@ -29,12 +29,12 @@ describe('price-export doctor', () => {
 
   for (const dialect of DIALECTS) {
     describe(`on a good configuration (${dialect})`, () => {
-      let db: TestDatabase;
-      before(async () => { db = await createTestDatabase(dialect); });
-      after(async () => db.drop());
+      let testDb: TestDatabase;
+      before(async () => { testDb = await createTestDatabase(dialect); });
+      after(async () => testDb.drop());
 
       test('every check passes and the exit code is 0', async () => {
-        const env: Record<string, string> = { DATABASE_URL: db.url, ...(REDIS_URL ? { REDIS_URL } : {}) };
+        const env: Record<string, string> = { DATABASE_URL: testDb.url, ...(REDIS_URL ? { REDIS_URL } : {}) };
         const { code, lines } = await doctor(env, privateCache);
         assert.deepEqual(failures(lines), []);
         assert.equal(code, 0, lines.join('\n'));

@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
       tmp = mkdtempSync(join(tmpdir(), 'price-export-hot-'));
       const logStream = new Writable({ write(chunk, _encoding, done) { logLines.push(chunk.toString()); done(); } });
       const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000' });
-      app = await buildPublicApp({ config, store: db.store, logStream, now: () => clock });
+      app = await buildPublicApp({ config, db: db.db, logStream, now: () => clock });
       await app.ready();
     });
     after(async () => {
@@ -71,9 +71,9 @@ for (const dialect of DIALECTS) {
     };
 
     test('a publication by the command line (another process) is rendered in every variant and coding asked for, before anyone asks', async () => {
-      const key = await storeWithKey(db.store, 'hot-shop');
-      await publishJson(db.store, 'hot-shop', items(300, 'old'));
-      const profile = await putProfile(db.store, 'hot-shop', { name: 'Short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] });
+      const key = await storeWithKey(db.db, 'hot-shop');
+      await publishJson(db.db, 'hot-shop', items(300, 'old'));
+      const profile = await putProfile(db.db, 'hot-shop', { name: 'Short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] });
       const variants: Array<{ query: string; coding: string }> = [
         { query: '', coding: 'identity' },
         { query: 'format=yml', coding: 'gzip' },
@@ -108,8 +108,8 @@ for (const dialect of DIALECTS) {
     });
 
     test('a variant not asked for in the last 7 days is not rendered; one asked for since is', async () => {
-      const key = await storeWithKey(db.store, 'cold-shop');
-      await publishJson(db.store, 'cold-shop', items(200, 'v1'));
+      const key = await storeWithKey(db.db, 'cold-shop');
+      await publishJson(db.db, 'cold-shop', items(200, 'v1'));
       clock = Date.now() - HOT_FOR_MS - 24 * 60 * 60_000;
       await get(app, address(key, 'format=tsv'));
       await warmingOf(app).demand.flush();
@@ -118,7 +118,7 @@ for (const dialect of DIALECTS) {
       await get(app, address(key, 'format=json'));
       await warmingOf(app).demand.flush();
 
-      const list = await publishJson(db.store, 'cold-shop', items(200, 'v2'));
+      const list = await publishJson(db.db, 'cold-shop', items(200, 'v2'));
       await warmedLine('cold-shop', list.version);
       const line = logLines.find((l) => l.includes('hot variants warmed') && l.includes('"storeId":"cold-shop"') && l.includes(`"version":${list.version}`))!;
       assert.equal(JSON.parse(line).variants, 2, 'xml and json; not the tsv asked for 8 days ago');
@@ -129,21 +129,21 @@ for (const dialect of DIALECTS) {
     });
 
     test('a publication that nobody’s variants follow renders nothing, and the demand rows expire after 7 days', async () => {
-      await storeWithKey(db.store, 'quiet-shop');
+      await storeWithKey(db.db, 'quiet-shop');
       const before = renderCacheOf(app).stats().renders;
-      await publishJson(db.store, 'quiet-shop', items(50, 'q'));
+      await publishJson(db.db, 'quiet-shop', items(50, 'q'));
       await until('the warmer to hear of it', () => logLines.some((l) => l.includes('hot variants warmed') && l.includes('"storeId":"quiet-shop"')));
       assert.equal(renderCacheOf(app).stats().renders, before);
-      assert.deepEqual(await db.store.demand.hot('quiet-shop', new Date(0)), []);
+      assert.deepEqual(await db.db.demand.hot('quiet-shop', new Date(0)), []);
       const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000);
       const row = { storeId: 'quiet-shop', endpoint: 'prices', profileId: null, onlyAvailable: false, coding: 'identity' } as const;
-      await db.store.demand.record([{ ...row, format: 'csv', lastAskedAt: at(30) }, { ...row, format: 'yml', lastAskedAt: at(5) }]);
+      await db.db.demand.record([{ ...row, format: 'csv', lastAskedAt: at(30) }, { ...row, format: 'yml', lastAskedAt: at(5) }]);
       // An older ask never moves a row back.
-      await db.store.demand.record([{ ...row, format: 'json', lastAskedAt: at(10) }, { ...row, format: 'yml', lastAskedAt: at(60) }]);
-      assert.deepEqual((await db.store.demand.hot('quiet-shop', at(20))).map((d) => d.format), ['yml', 'json'], 'newest demand first, within the window');
-      const expired = await db.store.demand.expire(new Date(Date.now() + HOT_FOR_MS + 60_000));
+      await db.db.demand.record([{ ...row, format: 'json', lastAskedAt: at(10) }, { ...row, format: 'yml', lastAskedAt: at(60) }]);
+      assert.deepEqual((await db.db.demand.hot('quiet-shop', at(20))).map((d) => d.format), ['yml', 'json'], 'newest demand first, within the window');
+      const expired = await db.db.demand.expire(new Date(Date.now() + HOT_FOR_MS + 60_000));
       assert.ok(expired >= 3, `the rows of the other tests expire (${expired})`);
-      assert.deepEqual(await db.store.demand.hot('hot-shop', new Date(0)), []);
+      assert.deepEqual(await db.db.demand.hot('hot-shop', new Date(0)), []);
     });
   });
 }

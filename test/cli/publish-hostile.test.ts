@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
-import { openStore } from '../../src/store/factory.js';
+import { openDatabase } from '../../src/store/factory.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'price-export-cli-hostile-'));
@@ -28,11 +28,11 @@ function file(name: string, content: string | Buffer): string {
   return path;
 }
 async function latestVersion(): Promise<number | undefined> {
-  const store = await openStore(databaseUrl);
+  const db = await openDatabase(databaseUrl);
   try {
-    return (await store.getLatestPriceList('cli-hostile'))?.version;
+    return (await db.priceLists.latest('cli-hostile'))?.version;
   } finally {
-    await store.close();
+    await db.close();
   }
 }
 

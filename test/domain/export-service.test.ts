@@ -4,7 +4,7 @@ import { createExportService, type ExportRequest } from '../../src/domain/export
 import { putProfile } from '../../src/domain/profiles.js';
 import type { RecordReader } from '../../src/model/delimited-record.js';
 import type { ExportMeta, ExportWriter, RecordSourceWriter, WriterNeeds } from '../../src/model/export-writer.js';
-import type { Store } from '../../src/store/types.js';
+import type { Database } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { publishJson, storeWithKey } from '../support/test-app.js';
 
@@ -42,7 +42,7 @@ function probeWriter(format: string, needs: WriterNeeds, passes = 1): ExportWrit
 }
 
 /** The real database, with the reads the domain makes counted. */
-function counting(db: Store): { db: Store; calls: Map<string, number> } {
+function counting(db: Database): { db: Database; calls: Map<string, number> } {
   const calls = new Map<string, number>();
   const counted = new Proxy(db, {
     get(target, name, receiver) {
@@ -66,8 +66,8 @@ for (const dialect of DIALECTS) {
     let testDb: TestDatabase;
     before(async () => {
       testDb = await createTestDatabase(dialect);
-      await storeWithKey(testDb.store, 'svc-shop');
-      await publishJson(testDb.store, 'svc-shop', [
+      await storeWithKey(testDb.db, 'svc-shop');
+      await publishJson(testDb.db, 'svc-shop', [
         { offer_id: 'A', name: 'a', price: 1, vendor: 'Acme', category: 'Tools / Saws' },
         { offer_id: 'B', name: 'b', price: 2, quantity: 0 },
         { offer_id: 'C', name: 'c', price: 3, vendor: 'Bolt', category: 'Tools' },
@@ -76,14 +76,14 @@ for (const dialect of DIALECTS) {
     after(async () => testDb.drop());
 
     const subject = async () => {
-      const owner = (await testDb.store.getStore('svc-shop'))!;
-      return { store: owner, list: await testDb.store.getLatestPriceList('svc-shop') };
+      const owner = (await testDb.db.stores.get('svc-shop'))!;
+      return { store: owner, list: await testDb.db.priceLists.latest('svc-shop') };
     };
     const request = (overrides: Partial<ExportRequest> = {}): ExportRequest => ({ endpoint: 'prices', format: 'probe', onlyAvailable: false, profileId: null, ...overrides });
 
     test('the profile is read once per export, in resolve; open reads none', async () => {
-      const profile = await putProfile(testDb.store, 'svc-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }], delimiter: ';' });
-      const { db, calls } = counting(testDb.store);
+      const profile = await putProfile(testDb.db, 'svc-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }], delimiter: ';' });
+      const { db, calls } = counting(testDb.db);
       const writer = probeWriter('probe', { fields: 'columns', categories: false });
       const exports = createExportService({ db, writers: { formats: { probe: writer }, summary: writer } });
       const resolved = await exports.resolve(await subject(), request({ profileId: profile.id }));
@@ -98,7 +98,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('categories and every field are read only for a writer that declares it needs them', async () => {
-      const { db, calls } = counting(testDb.store);
+      const { db, calls } = counting(testDb.db);
       const plain = probeWriter('plain', { fields: 'columns', categories: false });
       const rich = probeWriter('rich', { fields: 'all', categories: true });
       const exports = createExportService({ db, writers: { formats: { plain, rich }, summary: plain } });
@@ -116,7 +116,7 @@ for (const dialect of DIALECTS) {
     test('a writer may read the items in several passes; the summary endpoint takes the summary writer', async () => {
       const single = probeWriter('single', { fields: 'columns', categories: false });
       const summary = probeWriter('xlsx', { fields: 'all', categories: false }, 3);
-      const exports = createExportService({ db: testDb.store, writers: { formats: { single }, summary } });
+      const exports = createExportService({ db: testDb.db, writers: { formats: { single }, summary } });
       const resolved = await exports.resolve(await subject(), request({ endpoint: 'summary', format: 'xlsx', onlyAvailable: true }));
       assert.equal(resolved.variant.endpoint, 'summary');
       await drain(exports.open(resolved));
@@ -127,16 +127,16 @@ for (const dialect of DIALECTS) {
     test('only a record-source writer is given the records the database builds', async () => {
       const general = probeWriter('general', { fields: 'columns', categories: false });
       const delimited: RecordSourceWriter & { seen: Seen } = { ...probeWriter('delimited', { fields: 'columns', categories: false }), takesRecordSource: true };
-      const exports = createExportService({ db: testDb.store, writers: { formats: { general, delimited }, summary: general } });
+      const exports = createExportService({ db: testDb.db, writers: { formats: { general, delimited }, summary: general } });
       await drain(exports.open(await exports.resolve(await subject(), request({ format: 'general' }))));
       await drain(exports.open(await exports.resolve(await subject(), request({ format: 'delimited' }))));
       assert.equal(general.seen.records, undefined);
-      assert.equal(typeof delimited.seen.records, testDb.store.renderRecords ? 'function' : 'undefined');
+      assert.equal(typeof delimited.seen.records, 'function');
     });
 
     test('the profile is checked before the price list (CONTRACT §3), and a list is required', async () => {
       const writer = probeWriter('probe', { fields: 'columns', categories: false });
-      const exports = createExportService({ db: testDb.store, writers: { formats: { probe: writer }, summary: writer } });
+      const exports = createExportService({ db: testDb.db, writers: { formats: { probe: writer }, summary: writer } });
       const noList = { store: (await subject()).store, list: null };
       await assert.rejects(exports.resolve(noList, request({ profileId: 999_999 })), { code: 'profile_not_found' });
       await assert.rejects(exports.resolve(noList, request()), { code: 'price_list_not_found' });

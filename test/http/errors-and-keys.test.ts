@@ -20,13 +20,13 @@ for (const dialect of DIALECTS) {
     let profileA: number;
     before(async () => {
       t = await createTestApp(dialect);
-      keyA = await storeWithKey(t.store, 'store-a');
-      keyB = await storeWithKey(t.store, 'store-b');
-      keyEmpty = await storeWithKey(t.store, 'store-empty');
-      await publishJson(t.store, 'store-a', ITEMS_A);
-      await publishJson(t.store, 'store-b', ITEMS_B);
-      profileA = (await putProfile(t.store, 'store-a', PROFILE)).id;
-      profileB = (await putProfile(t.store, 'store-b', PROFILE)).id;
+      keyA = await storeWithKey(t.db, 'store-a');
+      keyB = await storeWithKey(t.db, 'store-b');
+      keyEmpty = await storeWithKey(t.db, 'store-empty');
+      await publishJson(t.db, 'store-a', ITEMS_A);
+      await publishJson(t.db, 'store-b', ITEMS_B);
+      profileA = (await putProfile(t.db, 'store-a', PROFILE)).id;
+      profileB = (await putProfile(t.db, 'store-b', PROFILE)).id;
     });
     after(async () => {
       await t.close();
@@ -130,12 +130,12 @@ for (const dialect of DIALECTS) {
     });
 
     test('revocation takes effect on the next request, even for a conditional one', async () => {
-      const key = await newKey(t.store, 'store-a');
+      const key = await newKey(t.db, 'store-a');
       const first = await get(t.app, `/api/export/latest?key=${key}`);
       assert.equal(first.statusCode, 200);
-      const record = (await t.store.listKeys('store-a')).find((k) => key.startsWith(k.prefix) && k.revoked_at === null && k.last_used_at !== null);
+      const record = (await t.db.keys.list('store-a')).find((k) => key.startsWith(k.prefix) && k.revoked_at === null && k.last_used_at !== null);
       assert.ok(record);
-      await revokeKey(t.store, record.id);
+      await revokeKey(t.db, record.id);
       assertProblem(await get(t.app, `/api/export/latest?key=${key}`, { 'if-none-match': String(first.headers.etag) }), 401, 'revoked_key');
       assertProblem(await get(t.app, '/api/me', { 'x-api-key': key }), 401, 'revoked_key');
       assert.equal((await get(t.app, `/api/export/latest?key=${keyA}`)).statusCode, 200);
@@ -143,18 +143,18 @@ for (const dialect of DIALECTS) {
 
     test('a predecessor key imported by value works and is stored only as a hash', async () => {
       const legacy = '3F2504E0-4F89-11D3-9A0C-0305E82C3301';
-      await importKey(t.store, 'store-b', legacy, null);
+      await importKey(t.db, 'store-b', legacy, null);
       const response = await get(t.app, `/WebApi/CampaignDataLatestGet/${legacy}`);
       assert.equal(response.statusCode, 200);
       assert.match(response.body, /SECRET-B/);
-      const keys = await t.store.listKeys('store-b');
+      const keys = await t.db.keys.list('store-b');
       assert.ok(!JSON.stringify(keys).includes(legacy));
     });
 
     test('a bad publication leaves the previous list served', async () => {
       const before = (await get(t.app, `/api/export/latest?key=${keyA}`)).body;
       await assert.rejects(
-        publishJson(t.store, 'store-a', [{ offer_id: 'X1', name: 'ok', price: 1 }, { offer_id: 'X2', name: '', price: -1 }, { offer_id: 'X1', name: 'dup', price: 2 }]),
+        publishJson(t.db, 'store-a', [{ offer_id: 'X1', name: 'ok', price: 1 }, { offer_id: 'X2', name: '', price: -1 }, { offer_id: 'X1', name: 'dup', price: 2 }]),
         (error: { code: string; extra: { problems: { position: string; reason: string }[] } }) => {
           assert.equal(error.code, 'invalid_publication');
           assert.deepEqual(error.extra.problems.map((p) => p.position), ['items[1]', 'items[2]']);

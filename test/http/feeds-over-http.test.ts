@@ -25,9 +25,9 @@ for (const dialect of DIALECTS) {
     let profileId: number;
     before(async () => {
       t = await createTestApp(dialect);
-      key = await storeWithKey(t.store, 'feeds', 'A store with a long name');
-      await publishJson(t.store, 'feeds', ITEMS);
-      profileId = (await putProfile(t.store, 'feeds', { name: '1c', columns: [{ field: 'offer_id', title: 'id' }, { field: 'name', title: 'name' }], price_type_id: 'site-retail', price_type_name: 'Сайт' })).id;
+      key = await storeWithKey(t.db, 'feeds', 'A store with a long name');
+      await publishJson(t.db, 'feeds', ITEMS);
+      profileId = (await putProfile(t.db, 'feeds', { name: '1c', columns: [{ field: 'offer_id', title: 'id' }, { field: 'name', title: 'name' }], price_type_id: 'site-retail', price_type_name: 'Сайт' })).id;
     });
     after(async () => {
       await t.close();

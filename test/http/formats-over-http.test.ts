@@ -109,10 +109,10 @@ for (const dialect of DIALECTS) {
     let cp1251Profile: number;
     before(async () => {
       t = await createTestApp(dialect);
-      key = await storeWithKey(t.store, 'awkward');
-      await publishJson(t.store, 'awkward', ITEMS);
-      profileId = (await putProfile(t.store, 'awkward', PROFILE)).id;
-      cp1251Profile = (await putProfile(t.store, 'awkward', { ...PROFILE, name: '1c', delimiter: ';', decimal_separator: ',', encoding: 'windows-1251' })).id;
+      key = await storeWithKey(t.db, 'awkward');
+      await publishJson(t.db, 'awkward', ITEMS);
+      profileId = (await putProfile(t.db, 'awkward', PROFILE)).id;
+      cp1251Profile = (await putProfile(t.db, 'awkward', { ...PROFILE, name: '1c', delimiter: ';', decimal_separator: ',', encoding: 'windows-1251' })).id;
     });
     after(async () => {
       await t.close();
@@ -175,11 +175,11 @@ for (const dialect of DIALECTS) {
         return new Map([doc.yml_catalog.shop.categories.category].flat().map((c: Record<string, string>) => [c['#text'], c['@_id']]));
       };
       const before = await ids();
-      await publishJson(t.store, 'awkward', [{ offer_id: 'N-1', name: 'New', price: 1, category: 'Бытовая техника / Холодильники' }, ...ITEMS]);
+      await publishJson(t.db, 'awkward', [{ offer_id: 'N-1', name: 'New', price: 1, category: 'Бытовая техника / Холодильники' }, ...ITEMS]);
       const after = await ids();
       for (const [name, id] of before) assert.equal(after.get(name), id, name);
       assert.ok(after.has('Холодильники') && after.has('Бытовая техника'));
-      await publishJson(t.store, 'awkward', ITEMS);
+      await publishJson(t.db, 'awkward', ITEMS);
     });
 
     test('a windows-1251 profile with ";" and a decimal comma, byte for byte', async () => {
@@ -197,11 +197,11 @@ for (const dialect of DIALECTS) {
       const url = `/api/export/latest?key=${key}&format=csv&profile_id=${profileId}`;
       const before = await get(t.app, url);
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      await putProfile(t.store, 'awkward', { ...PROFILE, columns: PROFILE.columns.slice(0, 2) }, profileId);
+      await putProfile(t.db, 'awkward', { ...PROFILE, columns: PROFILE.columns.slice(0, 2) }, profileId);
       const after = await get(t.app, url, { 'if-modified-since': String(before.headers['last-modified']) });
       assert.equal(after.statusCode, 200);
       assert.match(after.body, /^Артикул,Name\r\n/);
-      await putProfile(t.store, 'awkward', PROFILE, profileId);
+      await putProfile(t.db, 'awkward', PROFILE, profileId);
     });
 
     test('each variant has its own ETag; 304 per variant; br decompresses to the identity bytes', async () => {

@@ -13,8 +13,8 @@ for (const dialect of DIALECTS) {
     let key: string;
     before(async () => {
       t = await createTestApp(dialect);
-      key = await storeWithKey(t.store, 'demo-shop', 'Demo Shop');
-      await publishJson(t.store, 'demo-shop', sample);
+      key = await storeWithKey(t.db, 'demo-shop', 'Demo Shop');
+      await publishJson(t.db, 'demo-shop', sample);
     });
     after(async () => {
       await t.close();

@@ -15,9 +15,9 @@ describe('imported predecessor keys compare case-sensitively', () => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp('sqlite');
-    await createStore(t.store, { id: 'legacy-case', name: 'Legacy case' });
-    await importKey(t.store, 'legacy-case', GUID, 'predecessor');
-    await publishJson(t.store, 'legacy-case', [{ offer_id: 'A', name: 'a', price: 1 }]);
+    await createStore(t.db, { id: 'legacy-case', name: 'Legacy case' });
+    await importKey(t.db, 'legacy-case', GUID, 'predecessor');
+    await publishJson(t.db, 'legacy-case', [{ offer_id: 'A', name: 'a', price: 1 }]);
   });
   after(async () => {
     await t.close();
@@ -35,7 +35,7 @@ describe('imported predecessor keys compare case-sensitively', () => {
   });
 
   test('both spellings can be imported as two keys when the predecessor accepted both', async () => {
-    await importKey(t.store, 'legacy-case', GUID.toLowerCase(), 'predecessor, lower case');
+    await importKey(t.db, 'legacy-case', GUID.toLowerCase(), 'predecessor, lower case');
     assert.equal((await get(t.app, `/WebApi/CampaignDataLatestGet/${GUID.toLowerCase()}`)).statusCode, 200);
   });
 });

@@ -11,7 +11,7 @@ import { createTestApp, get, storeWithKey } from '../support/test-app.js';
 async function templates(env: Record<string, string>, host: string): Promise<string> {
   const t = await createTestApp('sqlite', env);
   try {
-    const key = await storeWithKey(t.store, 'hosts');
+    const key = await storeWithKey(t.db, 'hosts');
     const response = await get(t.app, `${env.BASE_PATH ?? ''}/api/me`, { 'x-api-key': key, host });
     assert.equal(response.statusCode, 200, response.body);
     return response.json().exports.export_latest;

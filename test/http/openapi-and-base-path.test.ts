@@ -44,8 +44,8 @@ describe('BASE_PATH and PUBLIC_URL run the same interface under another base add
   let key: string;
   before(async () => {
     t = await createTestApp('sqlite', { BASE_PATH: '/prices/', PUBLIC_URL: 'https://test.example/prices' });
-    key = await storeWithKey(t.store, 'demo-shop', 'Demo Shop');
-    await publishJson(t.store, 'demo-shop', sample);
+    key = await storeWithKey(t.db, 'demo-shop', 'Demo Shop');
+    await publishJson(t.db, 'demo-shop', sample);
   });
   after(async () => {
     await t.close();

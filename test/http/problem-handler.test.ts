@@ -16,25 +16,25 @@ import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
 describe('one problem handler for both apps', () => {
-  let db: TestDatabase;
+  let testDb: TestDatabase;
   let publicApp: FastifyInstance;
   let admin: FastifyInstance;
   let key = '';
 
   before(async () => {
-    db = await createTestDatabase('sqlite');
-    const config = loadConfig({ DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'silent' });
-    await createStore(db.store, { id: 'outage-shop', name: 'Outage Shop', url: null, company: null });
-    key = (await issueKey(db.store, 'outage-shop', null)).value;
-    publicApp = await buildPublicApp({ config, store: db.store });
-    admin = await buildAdminApp({ config, store: db.store });
+    testDb = await createTestDatabase('sqlite');
+    const config = loadConfig({ DATABASE_URL: testDb.url, ADMIN_TOKEN, LOG_LEVEL: 'silent' });
+    await createStore(testDb.db, { id: 'outage-shop', name: 'Outage Shop', url: null, company: null });
+    key = (await issueKey(testDb.db, 'outage-shop', null)).value;
+    publicApp = await buildPublicApp({ config, db: testDb.db });
+    admin = await buildAdminApp({ config, db: testDb.db });
     await Promise.all([publicApp.ready(), admin.ready()]);
-    await db.store.close(); // the outage
+    await testDb.db.close(); // the outage
   });
   after(async () => {
     await publicApp.close();
     await admin.close();
-    await db.drop().catch(() => undefined); // already closed above; the folder still goes
+    await testDb.drop().catch(() => undefined); // already closed above; the folder still goes
   });
 
   const calls = [

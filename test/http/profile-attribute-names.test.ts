@@ -18,11 +18,11 @@ describe('profile columns named after Object built-ins', () => {
 
   before(async () => {
     t = await createTestApp('sqlite');
-    key = await storeWithKey(t.store, 'builtins');
+    key = await storeWithKey(t.db, 'builtins');
     // One item carries an attribute literally named "constructor"; the other has no attributes.
-    await publishJson(t.store, 'builtins', '[{"offer_id":"B-1","name":"Own","price":1,"attributes":{"constructor":"own value","__proto__":"proto value"}},{"offer_id":"B-2","name":"Bare","price":2}]');
+    await publishJson(t.db, 'builtins', '[{"offer_id":"B-1","name":"Own","price":1,"attributes":{"constructor":"own value","__proto__":"proto value"}},{"offer_id":"B-2","name":"Bare","price":2}]');
     const columns = [{ field: 'offer_id', title: 'SKU' }, ...BUILT_INS.map((name) => ({ field: `attributes.${name}`, title: name, key: `a_${name}` }))];
-    profileId = (await putProfile(t.store, 'builtins', { name: 'built-ins', columns })).id;
+    profileId = (await putProfile(t.db, 'builtins', { name: 'built-ins', columns })).id;
   });
   after(async () => {
     await t.close();

@@ -14,14 +14,14 @@ const ROUNDED_TO = '9007199254740992';
 
 /** Gives the store's one profile an id beyond 2^53, as only a hand-edited database could. */
 async function moveProfileId(t: TestApp, from: number): Promise<void> {
-  if (t.db.dialect === 'sqlite') {
-    const db = new Database(t.db.url.slice('sqlite:'.length));
+  if (t.testDb.dialect === 'sqlite') {
+    const db = new Database(t.testDb.url.slice('sqlite:'.length));
     db.prepare(`UPDATE profiles SET id = ${ROUNDED_TO} WHERE id = ?`).run(from);
     db.close();
     return;
   }
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: t.db.url });
+  const client = new pg.Client({ connectionString: t.testDb.url });
   await client.connect();
   await client.query(`UPDATE profiles SET id = ${ROUNDED_TO} WHERE id = $1`, [from]);
   await client.end();
@@ -34,9 +34,9 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       t = await createTestApp(dialect);
-      key = await storeWithKey(t.store, 'digits');
-      await publishJson(t.store, 'digits', [{ offer_id: 'A', name: 'a', price: 1 }]);
-      const profile = await putProfile(t.store, 'digits', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }] });
+      key = await storeWithKey(t.db, 'digits');
+      await publishJson(t.db, 'digits', [{ offer_id: 'A', name: 'a', price: 1 }]);
+      const profile = await putProfile(t.db, 'digits', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }] });
       await moveProfileId(t, profile.id);
     });
     after(async () => {

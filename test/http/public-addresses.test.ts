@@ -38,7 +38,7 @@ const ITEMS = [{ offer_id: 'A1', name: 'Alpha', price: 10, competitors: [{ name:
 
 describe('every public address answers 401, 405 and 429 alike', () => {
   // The answers come from the HTTP layer and the gate, not from a dialect: SQLite suffices.
-  let db: TestDatabase;
+  let testDb: TestDatabase;
   let app: FastifyInstance;
   const clock = testClock(1_000);
   let clientSeq = 0;
@@ -52,15 +52,15 @@ describe('every public address answers 401, 405 and 429 alike', () => {
   }
 
   before(async () => {
-    db = await createTestDatabase('sqlite');
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: String(STORE_LIMIT), AUTH_FAIL_LIMIT_PER_MIN: String(FAIL_LIMIT) });
+    testDb = await createTestDatabase('sqlite');
+    const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: String(STORE_LIMIT), AUTH_FAIL_LIMIT_PER_MIN: String(FAIL_LIMIT) });
     const logStream = new Writable({ write(chunk, _encoding, done) { ALL_LOG_LINES.push(chunk.toString()); done(); } });
-    app = await buildPublicApp({ config, store: db.store, logStream, now: clock.now });
+    app = await buildPublicApp({ config, db: testDb.db, logStream, now: clock.now });
     await app.ready();
   });
   after(async () => {
     await app.close();
-    await db.drop();
+    await testDb.drop();
     assert.deepEqual(findKeyLeaks(), []);
   });
 
@@ -72,14 +72,14 @@ describe('every public address answers 401, 405 and 429 alike', () => {
   PUBLIC_ADDRESSES.forEach((address, n) => {
     test(`${address.name}: 401 missing_key, invalid_key and revoked_key, with WWW-Authenticate`, async () => {
       const storeId = `shop-401-${n}`;
-      const key = await storeWithKey(db.store, storeId);
-      await publishJson(db.store, storeId, ITEMS);
+      const key = await storeWithKey(testDb.db, storeId);
+      await publishJson(testDb.db, storeId, ITEMS);
       assert.equal((await call(address, key, newClient())).statusCode, 200, 'the right key is served');
       assertProblem(await call(address, null, newClient()), 401, 'missing_key');
       const wrongChecksum = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
       for (const wrong of ['pex_short', wrongChecksum, 'unknown-legacy-key']) assertProblem(await call(address, wrong, newClient()), 401, 'invalid_key');
-      const [record] = await listKeys(db.store, storeId);
-      await revokeKey(db.store, record.id);
+      const [record] = await listKeys(testDb.db, storeId);
+      await revokeKey(testDb.db, record.id);
       assertProblem(await call(address, key, newClient()), 401, 'revoked_key');
     });
 
@@ -95,8 +95,8 @@ describe('every public address answers 401, 405 and 429 alike', () => {
 
     test(`${address.name}: 429 for a store over its quota, and for a client over its wrong-key allowance`, async () => {
       const storeId = `shop-429-${n}`;
-      const key = await storeWithKey(db.store, storeId);
-      await publishJson(db.store, storeId, ITEMS);
+      const key = await storeWithKey(testDb.db, storeId);
+      await publishJson(testDb.db, storeId, ITEMS);
       for (let i = 0; i < STORE_LIMIT; i++) assert.equal((await call(address, key, newClient())).statusCode, 200);
       assertProblem(await call(address, key, newClient()), 429, 'rate_limited');
 

@@ -36,11 +36,11 @@ for (const dialect of DIALECTS) {
     let profileId: number;
     before(async () => {
       t = await createTestApp(dialect);
-      key = await storeWithKey(t.store, 'matrix-shop');
-      plainKey = await storeWithKey(t.store, 'plain-shop');
-      await publishJson(t.store, 'matrix-shop', ITEMS);
-      await publishJson(t.store, 'plain-shop', [{ offer_id: 'X', name: 'No rivals', price: 5 }]);
-      profileId = (await putProfile(t.store, 'matrix-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Our' }] })).id;
+      key = await storeWithKey(t.db, 'matrix-shop');
+      plainKey = await storeWithKey(t.db, 'plain-shop');
+      await publishJson(t.db, 'matrix-shop', ITEMS);
+      await publishJson(t.db, 'plain-shop', [{ offer_id: 'X', name: 'No rivals', price: 5 }]);
+      profileId = (await putProfile(t.db, 'matrix-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Our' }] })).id;
     });
     after(async () => {
       await t.close();

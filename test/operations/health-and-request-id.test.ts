@@ -5,14 +5,14 @@ import { DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { createTestApp, findKeyLeaks, get, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
 
 /** Runs one statement on the test database through a connection of its own (as another process would). */
-async function rawSql(db: TestDatabase, sql: string): Promise<void> {
-  if (db.dialect === 'sqlite') {
-    const connection = new Database(db.url.slice('sqlite:'.length));
+async function rawSql(testDb: TestDatabase, sql: string): Promise<void> {
+  if (testDb.dialect === 'sqlite') {
+    const connection = new Database(testDb.url.slice('sqlite:'.length));
     try { connection.exec(sql); } finally { connection.close(); }
     return;
   }
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: db.url });
+  const client = new pg.Client({ connectionString: testDb.url });
   await client.connect();
   try { await client.query(sql); } finally { await client.end(); }
 }
@@ -32,8 +32,8 @@ for (const dialect of DIALECTS) {
     let key: string;
     before(async () => {
       t = await createTestApp(dialect, { BASE_PATH: '/prices' });
-      key = await storeWithKey(t.store, 'probe-shop');
-      await publishJson(t.store, 'probe-shop', [{ offer_id: 'P1', name: 'Probe item', price: 5 }]);
+      key = await storeWithKey(t.db, 'probe-shop');
+      await publishJson(t.db, 'probe-shop', [{ offer_id: 'P1', name: 'Probe item', price: 5 }]);
     });
     after(async () => {
       await t.close();
@@ -57,13 +57,13 @@ for (const dialect of DIALECTS) {
 
     test('/readyz is 503 with Retry-After while a migration is not applied, and 200 again once it is', async () => {
       const latest = dialect === 'sqlite' ? 'SELECT max(version) FROM schema_migrations' : 'SELECT max(version) FROM schema_migrations';
-      await rawSql(t.db, `CREATE TABLE saved_migration AS SELECT * FROM schema_migrations WHERE version = (${latest})`);
-      await rawSql(t.db, `DELETE FROM schema_migrations WHERE version = (SELECT version FROM saved_migration)`);
+      await rawSql(t.testDb, `CREATE TABLE saved_migration AS SELECT * FROM schema_migrations WHERE version = (${latest})`);
+      await rawSql(t.testDb, `DELETE FROM schema_migrations WHERE version = (SELECT version FROM saved_migration)`);
       assertUnavailable(await get(t.app, '/readyz'), /behind by 1 migration\(s\); run price-export migrate/);
       // Liveness never asks the database.
       assert.equal((await get(t.app, '/healthz')).statusCode, 200);
-      await rawSql(t.db, 'INSERT INTO schema_migrations SELECT * FROM saved_migration');
-      await rawSql(t.db, 'DROP TABLE saved_migration');
+      await rawSql(t.testDb, 'INSERT INTO schema_migrations SELECT * FROM saved_migration');
+      await rawSql(t.testDb, 'DROP TABLE saved_migration');
       assert.equal((await get(t.app, '/readyz')).statusCode, 200);
     });
 

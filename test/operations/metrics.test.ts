@@ -20,7 +20,7 @@ const EXPORTS = '/api/export/latest';
 
 for (const dialect of DIALECTS) {
   describe(`metrics (${dialect})`, () => {
-    let db: TestDatabase;
+    let testDb: TestDatabase;
     let publicApp: FastifyInstance;
     let admin: FastifyInstance;
     let key: string;
@@ -37,19 +37,19 @@ for (const dialect of DIALECTS) {
     const download = (format: string, headers: Record<string, string> = {}) => get(publicApp, `${EXPORTS}?key=${key}&format=${format}`, headers);
 
     before(async () => {
-      db = await createTestDatabase(dialect);
-      const config = loadConfig({ DATABASE_URL: db.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '20', AUTH_FAIL_LIMIT_PER_MIN: '2', TRUST_PROXY: '127.0.0.1' });
+      testDb = await createTestDatabase(dialect);
+      const config = loadConfig({ DATABASE_URL: testDb.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '20', AUTH_FAIL_LIMIT_PER_MIN: '2', TRUST_PROXY: '127.0.0.1' });
       const metrics = new PrometheusMetrics();
-      publicApp = await buildPublicApp({ config, store: db.store, logStream: collectingLogStream(logLines), metrics });
-      admin = await buildAdminApp({ config, store: db.store, logStream: collectingLogStream(logLines), metrics });
+      publicApp = await buildPublicApp({ config, db: testDb.db, logStream: collectingLogStream(logLines), metrics });
+      admin = await buildAdminApp({ config, db: testDb.db, logStream: collectingLogStream(logLines), metrics });
       await publicApp.ready();
       await admin.ready();
-      key = await storeWithKey(db.store, STORE);
+      key = await storeWithKey(testDb.db, STORE);
     });
     after(async () => {
       await admin.close();
       await publicApp.close();
-      await db.drop();
+      await testDb.drop();
       assert.deepEqual(findKeyLeaks(), []);
     });
 
@@ -107,7 +107,7 @@ for (const dialect of DIALECTS) {
       const statuses = [];
       for (const wrongKey of wrong) statuses.push((await get(publicApp, `${EXPORTS}?key=${encodeURIComponent(wrongKey)}`, { 'x-forwarded-for': '203.0.113.9' })).statusCode);
       assert.deepEqual(statuses.slice(-1), [429]);
-      const busyKey = await storeWithKey(db.store, 'busy-shop');
+      const busyKey = await storeWithKey(testDb.db, 'busy-shop');
       let refused = 0;
       for (let i = 0; i < 21; i++) if ((await get(publicApp, `/api/me`, { 'x-api-key': busyKey })).statusCode === 429) refused++;
       assert.equal(refused, 1);

@@ -161,18 +161,18 @@ describe('crash safety with SQLite', () => {
 });
 
 describe('crash safety and outages with PostgreSQL (the service behind a TCP proxy)', { skip: PG_URL ? false : 'PRICE_EXPORT_TEST_PG_URL is not set: the PostgreSQL outage is not tested (npm test sets it when PostgreSQL answers)' }, () => {
-  let db: TestDatabase;
+  let testDb: TestDatabase;
   let proxy: TcpProxy;
   let service: Service | null = null;
   let key: string;
   let urls: string[];
 
   before(async () => {
-    db = await createTestDatabase('postgres');
-    key = await storeWithKey(db.store, 'pg-shop');
-    await publishJson(db.store, 'pg-shop', PG_ITEMS);
+    testDb = await createTestDatabase('postgres');
+    key = await storeWithKey(testDb.db, 'pg-shop');
+    await publishJson(testDb.db, 'pg-shop', PG_ITEMS);
     let viaProxy: string;
-    ({ proxy, url: viaProxy } = await proxiedDatabase(db.url));
+    ({ proxy, url: viaProxy } = await proxiedDatabase(testDb.url));
     service = await startService({ DATABASE_URL: viaProxy, RATE_LIMIT_PER_MIN: '100000' }, await freePort());
     urls = [`${service.base}/api/export/latest?key=${key}`, `${service.base}/WebApi/CampaignDataLatestGet/${key}?format=json`];
   });
@@ -184,7 +184,7 @@ describe('crash safety and outages with PostgreSQL (the service behind a TCP pro
     }
     killStrayChildren();
     await proxy?.close();
-    await db?.drop();
+    await testDb?.drop();
     assert.deepEqual(findChildKeyLeaks(ISSUED_KEYS), []);
     assert.deepEqual(findKeyLeaks(), []);
     assert.deepEqual(findKeyLeaksAnyEncoding(ISSUED_KEYS, [...ALL_LOG_LINES, ...SEEN_RESPONSES]), []);
@@ -218,8 +218,8 @@ describe('crash safety and outages with PostgreSQL (the service behind a TCP pro
     const before = await Promise.all(urls.map((url) => httpGet(url)));
     before.forEach((answer) => assert.equal(answer.status, 200));
     const dir = mkdtempSync(join(tmpdir(), 'price-export-pg-crash-'));
-    const direct = { DATABASE_URL: db.url };
-    const client = new pg.Client({ connectionString: db.url });
+    const direct = { DATABASE_URL: testDb.url };
+    const client = new pg.Client({ connectionString: testDb.url });
     await client.connect();
     try {
       await writeNdjson(join(dir, 'big.ndjson'), BIG_COUNT, 'B');

@@ -153,7 +153,7 @@ describe('draining, in process', () => {
   test('while draining, every address answers 503 problem+json unavailable with Retry-After and Connection: close', async () => {
     const t = await createTestApp('sqlite');
     try {
-      const key = await storeWithKey(t.store, 'drain-inproc');
+      const key = await storeWithKey(t.db, 'drain-inproc');
       assert.equal((await t.app.inject({ url: '/api/me', headers: { 'x-api-key': key } })).statusCode, 200);
       const drain = t.app.drain!;
       assert.equal(drain.inFlight, 0, 'a finished request is no longer in flight');

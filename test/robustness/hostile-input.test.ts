@@ -61,9 +61,9 @@ describe('hostile input never breaks an address and never leaks a key', () => {
 
   before(async () => {
     t = await createTestApp('sqlite');
-    validKey = await storeWithKey(t.store, 'hostile-shop');
-    await publishJson(t.store, 'hostile-shop', ITEMS);
-    profileId = (await putProfile(t.store, 'hostile-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] })).id;
+    validKey = await storeWithKey(t.db, 'hostile-shop');
+    await publishJson(t.db, 'hostile-shop', ITEMS);
+    profileId = (await putProfile(t.db, 'hostile-shop', { name: 'p', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'price', title: 'Price' }] })).id;
     const samples = [
       `/api/export/latest?key=${validKey}`, `/api/export/latest?key=${validKey}&format=json`, `/api/export/latest?key=${validKey}&format=xml`,
       `/api/export/latest?key=${validKey}&format=yml`, `/api/export/latest?key=${validKey}&format=tsv`, '/api/export/latest?key=nope',
@@ -217,8 +217,8 @@ describe('hostile input never breaks an address and never leaks a key', () => {
   });
 
   test('hostile publications: published, or refused as invalid_publication with the list kept; what is published exports in every format', async () => {
-    await storeWithKey(t.store, 'hostile-pub').then((key) => (publicationKey = key));
-    await publishJson(t.store, 'hostile-pub', ITEMS);
+    await storeWithKey(t.db, 'hostile-pub').then((key) => (publicationKey = key));
+    await publishJson(t.db, 'hostile-pub', ITEMS);
     const nasty = fc.constantFrom('\ud800', '\udfff', '\u0000', '\u0007', '\u001b[31m', '\uFEFF', '\uFFFE', 'я', '😀', ',', ';', '"', '\r\n', '<&>', 'constructor', '__proto__', 'toString');
     const text = fc.oneof(fc.string({ maxLength: 12 }), fc.array(nasty, { maxLength: 4 }).map((parts) => parts.join('')), fc.string({ unit: 'binary', maxLength: 12 }), fc.constant('x'.repeat(300)));
     const item = fc.record(
@@ -235,12 +235,12 @@ describe('hostile input never breaks an address and never leaks a key', () => {
     );
     await fc.assert(
       fc.asyncProperty(body, async ([format, bytes]) => {
-        const before = await t.store.getLatestPriceList('hostile-pub');
+        const before = await t.db.priceLists.latest('hostile-pub');
         try {
-          await publishPriceList(t.store, 'hostile-pub', readSource(Readable.from([bytes]), format, { maxLineBytes: 2000 }), { maxFieldChars: 200 });
+          await publishPriceList(t.db, 'hostile-pub', readSource(Readable.from([bytes]), format, { maxLineBytes: 2000 }), { maxFieldChars: 200 });
         } catch (error) {
           assert.ok(isAppError(error) && error.code === 'invalid_publication', `${format} ${bytes.toString('utf8').slice(0, 200)}: ${(error as Error).stack}`);
-          assert.equal((await t.store.getLatestPriceList('hostile-pub'))?.version, before?.version, 'a refusal keeps the previous list');
+          assert.equal((await t.db.priceLists.latest('hostile-pub'))?.version, before?.version, 'a refusal keeps the previous list');
           return;
         }
         for (const exportFormat of ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml']) {

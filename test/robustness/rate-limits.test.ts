@@ -38,9 +38,9 @@ interface GateApp {
   logLines: string[];
 }
 
-async function gateApp(db: TestDatabase, counter?: RateCounter): Promise<GateApp> {
+async function gateApp(testDb: TestDatabase, counter?: RateCounter): Promise<GateApp> {
   // The default (in-memory) counters and the gate's outage back-off read the test's clock.
-  const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: String(STORE_LIMIT), AUTH_FAIL_LIMIT_PER_MIN: String(FAIL_LIMIT) });
+  const config = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: String(STORE_LIMIT), AUTH_FAIL_LIMIT_PER_MIN: String(FAIL_LIMIT) });
   const logLines: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
@@ -49,7 +49,7 @@ async function gateApp(db: TestDatabase, counter?: RateCounter): Promise<GateApp
       done();
     },
   });
-  const app = await buildPublicApp({ config, store: db.store, counter, logStream, now: clock.now });
+  const app = await buildPublicApp({ config, db: testDb.db, counter, logStream, now: clock.now });
   await app.ready();
   return { app, logLines };
 }
@@ -86,22 +86,22 @@ function assertLimited(response: Answer, policy: string, limit: number) {
 }
 
 describe('rate limits (in-memory counters)', () => {
-  let db: TestDatabase;
+  let testDb: TestDatabase;
   let gate: GateApp;
   before(async () => {
-    db = await createTestDatabase('sqlite');
-    gate = await gateApp(db);
+    testDb = await createTestDatabase('sqlite');
+    gate = await gateApp(testDb);
   });
   after(async () => {
     await gate.app.close();
-    await db.drop();
+    await testDb.drop();
     assert.deepEqual(findKeyLeaks(), []);
     assert.deepEqual(findKeyLeaksAnyEncoding(ISSUED_KEYS, [...ALL_LOG_LINES, ...SEEN_RESPONSES]), []);
   });
 
   test('a store may make RATE_LIMIT_PER_MIN requests a minute; the next gets 429 with Retry-After and RateLimit headers', async () => {
-    const key = await storeWithKey(db.store, `limit-${RUN}`);
-    await publishJson(db.store, `limit-${RUN}`, ITEMS);
+    const key = await storeWithKey(testDb.db, `limit-${RUN}`);
+    await publishJson(testDb.db, `limit-${RUN}`, ITEMS);
     const client = newClient();
     for (let i = 1; i <= STORE_LIMIT; i++) {
       const response = await call(gate.app, exportUrl(key), client);
@@ -114,8 +114,8 @@ describe('rate limits (in-memory counters)', () => {
   });
 
   test('the quota comes back when the clock reaches the next minute, and not a moment before', async () => {
-    const key = await storeWithKey(db.store, `window-${RUN}`);
-    await publishJson(db.store, `window-${RUN}`, ITEMS);
+    const key = await storeWithKey(testDb.db, `window-${RUN}`);
+    await publishJson(testDb.db, `window-${RUN}`, ITEMS);
     const client = newClient();
     for (let i = 1; i <= STORE_LIMIT; i++) assert.equal((await call(gate.app, exportUrl(key), client)).statusCode, 200);
     const limited = await call(gate.app, exportUrl(key), client);
@@ -132,11 +132,11 @@ describe('rate limits (in-memory counters)', () => {
   });
 
   test('two keys of one store share one quota; another store keeps its own', async () => {
-    const first = await storeWithKey(db.store, `shared-${RUN}`);
-    const second = await newKey(db.store, `shared-${RUN}`);
-    const other = await storeWithKey(db.store, `other-${RUN}`);
-    await publishJson(db.store, `shared-${RUN}`, ITEMS);
-    await publishJson(db.store, `other-${RUN}`, ITEMS);
+    const first = await storeWithKey(testDb.db, `shared-${RUN}`);
+    const second = await newKey(testDb.db, `shared-${RUN}`);
+    const other = await storeWithKey(testDb.db, `other-${RUN}`);
+    await publishJson(testDb.db, `shared-${RUN}`, ITEMS);
+    await publishJson(testDb.db, `other-${RUN}`, ITEMS);
     const client = newClient();
     for (let i = 1; i <= STORE_LIMIT; i++) {
       const response = await call(gate.app, i % 2 ? exportUrl(first) : `/WebApi/CampaignDataLatestGet/${second}`, client);
@@ -151,8 +151,8 @@ describe('rate limits (in-memory counters)', () => {
   });
 
   test('wrong keys count against the client, never against a store', async () => {
-    const key = await storeWithKey(db.store, `victim-${RUN}`);
-    await publishJson(db.store, `victim-${RUN}`, ITEMS);
+    const key = await storeWithKey(testDb.db, `victim-${RUN}`);
+    await publishJson(testDb.db, `victim-${RUN}`, ITEMS);
     const guesser = newClient();
     const wrong = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
     for (let i = 1; i <= FAIL_LIMIT; i++) {
@@ -180,8 +180,8 @@ describe('rate limits (in-memory counters)', () => {
   });
 
   test('304 and HEAD answers count and carry the headers too', async () => {
-    const key = await storeWithKey(db.store, `cond-${RUN}`);
-    await publishJson(db.store, `cond-${RUN}`, ITEMS);
+    const key = await storeWithKey(testDb.db, `cond-${RUN}`);
+    await publishJson(testDb.db, `cond-${RUN}`, ITEMS);
     const client = newClient();
     const first = await call(gate.app, exportUrl(key), client);
     const conditional = await call(gate.app, exportUrl(key), client, { 'if-none-match': String(first.headers.etag) });
@@ -194,30 +194,30 @@ describe('rate limits (in-memory counters)', () => {
 });
 
 describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_EXPORT_TEST_REDIS_URL is not set: the Redis counters are not tested (npm test sets it when Redis answers)' }, () => {
-  let db: TestDatabase;
+  let testDb: TestDatabase;
   let counters: RateCounter[] = [];
   let one: GateApp;
   let two: GateApp;
   before(async () => {
-    db = await createTestDatabase('sqlite');
+    testDb = await createTestDatabase('sqlite');
     counters = [await RedisCounter.connect(REDIS_URL!, { now: clock.now }), await RedisCounter.connect(REDIS_URL!, { now: clock.now })];
-    one = await gateApp(db, counters[0]);
-    two = await gateApp(db, counters[1]);
+    one = await gateApp(testDb, counters[0]);
+    two = await gateApp(testDb, counters[1]);
   });
   after(async () => {
     await one?.app.close();
     await two?.app.close();
     for (const counter of counters) await counter.close();
-    await db?.drop();
+    await testDb?.drop();
     assert.deepEqual(findKeyLeaks(), []);
     assert.deepEqual(findKeyLeaksAnyEncoding(ISSUED_KEYS, [...ALL_LOG_LINES, ...SEEN_RESPONSES]), []);
   });
 
   test('two instances sharing one Redis see one count per store', async () => {
     const storeId = `redis-${RUN}`;
-    const first = await storeWithKey(db.store, storeId);
-    const second = await newKey(db.store, storeId);
-    await publishJson(db.store, storeId, ITEMS);
+    const first = await storeWithKey(testDb.db, storeId);
+    const second = await newKey(testDb.db, storeId);
+    await publishJson(testDb.db, storeId, ITEMS);
     const client = newClient();
     for (let i = 1; i <= STORE_LIMIT; i++) {
       const response = await call(i % 2 ? one.app : two.app, exportUrl(i % 3 ? first : second), client);
@@ -230,8 +230,8 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
 
   test('two instances sharing one Redis see one count of a client’s wrong keys', async () => {
     const storeId = `redis-victim-${RUN}`;
-    const key = await storeWithKey(db.store, storeId);
-    await publishJson(db.store, storeId, ITEMS);
+    const key = await storeWithKey(testDb.db, storeId);
+    await publishJson(testDb.db, storeId, ITEMS);
     const guesser = newClient();
     for (let i = 1; i <= FAIL_LIMIT; i++) {
       const response = await call(i % 2 ? one.app : two.app, exportUrl(`wrong-key-${i}`), guesser);
@@ -265,7 +265,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const proxy = new TcpProxy(hostname, Number(port || 6379));
     await proxy.start();
     const counted = countingAsks(await RedisCounter.connect(`redis://127.0.0.1:${proxy.port}`, { now: clock.now }));
-    const flaky = await gateApp(db, counted.counter);
+    const flaky = await gateApp(testDb, counted.counter);
     return { proxy, asks: counted.asks, flaky, close: async () => { await flaky.app.close(); await counted.counter.close(); await proxy.close(); } };
   }
 
@@ -311,8 +311,8 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const { proxy, asks, flaky, close } = await behindProxy();
     try {
       const storeId = `redis-outage-${RUN}`;
-      const key = await storeWithKey(db.store, storeId);
-      await publishJson(db.store, storeId, ITEMS);
+      const key = await storeWithKey(testDb.db, storeId);
+      await publishJson(testDb.db, storeId, ITEMS);
       const client = newClient();
       assertQuota(await call(flaky.app, exportUrl(key), client), 'store', STORE_LIMIT, STORE_LIMIT - 1);
 
@@ -337,11 +337,11 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const proxy = new TcpProxy(hostname, Number(port || 6379));
     proxy.port = await freePort();
     const counter = await RedisCounter.connect(`redis://127.0.0.1:${proxy.port}`, { now: clock.now });
-    const late = await gateApp(db, counter);
+    const late = await gateApp(testDb, counter);
     try {
       const storeId = `redis-late-${RUN}`;
-      const key = await storeWithKey(db.store, storeId);
-      await publishJson(db.store, storeId, ITEMS);
+      const key = await storeWithKey(testDb.db, storeId);
+      await publishJson(testDb.db, storeId, ITEMS);
       const client = newClient();
       await assertServedUncounted(late.app, exportUrl(key), client);
       assert.equal(outageWarnings(late.logLines).length, 1);
@@ -358,8 +358,8 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const { proxy, asks, flaky, close } = await behindProxy();
     try {
       const storeId = `redis-hang-${RUN}`;
-      const key = await storeWithKey(db.store, storeId);
-      await publishJson(db.store, storeId, ITEMS);
+      const key = await storeWithKey(testDb.db, storeId);
+      await publishJson(testDb.db, storeId, ITEMS);
       const client = newClient();
       assertQuota(await call(flaky.app, exportUrl(key), client), 'store', STORE_LIMIT, STORE_LIMIT - 1);
 

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { buildPublicApp } from '../../src/composition.js';
-import { openStore } from '../../src/store/factory.js';
-import type { Store } from '../../src/store/types.js';
+import { openDatabase } from '../../src/store/factory.js';
+import type { Database } from '../../src/store/types.js';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { collectingLogStream, get } from '../support/test-app.js';
@@ -17,9 +17,9 @@ import { proxiedDatabase, sleep, type TcpProxy } from './child-service.js';
 const PG_URL = process.env.PRICE_EXPORT_TEST_PG_URL;
 
 describe('/readyz during a PostgreSQL outage (behind a TCP proxy)', { skip: PG_URL ? false : 'PRICE_EXPORT_TEST_PG_URL is not set: the PostgreSQL outage is not tested (npm test sets it when PostgreSQL answers)' }, () => {
-  let db: TestDatabase;
+  let testDb: TestDatabase;
   let proxy: TcpProxy;
-  let store: Store;
+  let db: Database;
   let app: FastifyInstance;
 
   /** Asks /readyz until it answers `status` (each answer comes within the probe's own bound), for at most `ms`. */
@@ -33,18 +33,18 @@ describe('/readyz during a PostgreSQL outage (behind a TCP proxy)', { skip: PG_U
   }
 
   before(async () => {
-    db = await createTestDatabase('postgres');
+    testDb = await createTestDatabase('postgres');
     let viaProxy: string;
-    ({ proxy, url: viaProxy } = await proxiedDatabase(db.url));
-    store = await openStore(viaProxy);
-    app = await buildPublicApp({ config: loadConfig({ DATABASE_URL: viaProxy, LOG_LEVEL: 'info' }), store, logStream: collectingLogStream([]) });
+    ({ proxy, url: viaProxy } = await proxiedDatabase(testDb.url));
+    db = await openDatabase(viaProxy);
+    app = await buildPublicApp({ config: loadConfig({ DATABASE_URL: viaProxy, LOG_LEVEL: 'info' }), db, logStream: collectingLogStream([]) });
     await app.ready();
   });
   after(async () => {
     await app?.close();
-    await store?.close();
+    await db?.close();
     await proxy?.close();
-    await db?.drop();
+    await testDb?.drop();
   });
 
   test('200, then 503 with Retry-After while the database is cut, then 200 by itself once it is back', async () => {

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { openStore } from '../../src/store/factory.js';
-import type { Store } from '../../src/store/types.js';
+import { openDatabase } from '../../src/store/factory.js';
+import type { Database } from '../../src/store/types.js';
 
 /** A fresh, migrated database of one dialect for one test file, and how to drop it. */
 export interface TestDatabase {
   dialect: 'sqlite' | 'postgres';
   url: string;
-  store: Store;
+  db: Database;
   drop(): Promise<void>;
 }
 
@@ -22,9 +22,9 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'price-export-test-'));
     const url = `sqlite:${join(dir, 'test.db')}`;
-    const store = await openStore(url);
-    await store.migrate();
-    return { dialect, url, store, drop: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+    const db = await openDatabase(url);
+    await db.migrate();
+    return { dialect, url, db, drop: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
   }
   const admin = process.env.PRICE_EXPORT_TEST_PG_URL;
   if (!admin) throw new Error('no PostgreSQL for tests');
@@ -36,14 +36,14 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   await client.end();
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  const store = await openStore(url.toString());
-  await store.migrate();
+  const db = await openDatabase(url.toString());
+  await db.migrate();
   return {
     dialect,
     url: url.toString(),
-    store,
+    db,
     drop: async () => {
-      await store.close();
+      await db.close();
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

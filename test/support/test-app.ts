@@ -7,7 +7,7 @@ import { publishPriceList } from '../../src/domain/publishing.js';
 import { createStore } from '../../src/domain/stores.js';
 import { buildPublicApp } from '../../src/composition.js';
 import type { AppDependencies } from '../../src/http/app.js';
-import type { PriceListRecord, Store } from '../../src/store/types.js';
+import type { PriceListRecord, Database } from '../../src/store/types.js';
 import { createTestDatabase, type Dialect, type TestDatabase } from './dialects.js';
 
 /** Every log line any test app wrote, so a suite can check that no key ever appears in one. */
@@ -15,8 +15,8 @@ export const ALL_LOG_LINES: string[] = [];
 
 export interface TestApp {
   app: FastifyInstance;
-  store: Store;
-  db: TestDatabase;
+  db: Database;
+  testDb: TestDatabase;
   logLines: string[];
   close(): Promise<void>;
 }
@@ -34,12 +34,12 @@ export function collectingLogStream(lines: string[]): Writable {
 }
 
 export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, deps: Pick<AppDependencies, 'metrics'> = {}): Promise<TestApp> {
-  const db = await createTestDatabase(dialect);
-  const config: Readonly<Config> = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
+  const testDb = await createTestDatabase(dialect);
+  const config: Readonly<Config> = loadConfig({ DATABASE_URL: testDb.url, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '100000', AUTH_FAIL_LIMIT_PER_MIN: '100000', ...env });
   const logLines: string[] = [];
-  const app = await buildPublicApp({ config, store: db.store, logStream: collectingLogStream(logLines), ...deps });
+  const app = await buildPublicApp({ config, db: testDb.db, logStream: collectingLogStream(logLines), ...deps });
   await app.ready();
-  return { app, store: db.store, db, logLines, close: async () => { await app.close(); await db.drop(); } };
+  return { app, db: testDb.db, testDb, logLines, close: async () => { await app.close(); await testDb.drop(); } };
 }
 
 /** Every key the tests issued: no log line, response header or error body may ever contain one. */
@@ -50,13 +50,13 @@ export const SECRETS: string[] = [];
 export const SEEN_RESPONSES: string[] = [];
 
 /** A store with a fresh key; returns the key value. */
-export async function storeWithKey(store: Store, id: string, name = `Store ${id}`): Promise<string> {
-  await createStore(store, { id, name, url: `https://${id}.example` });
-  return newKey(store, id);
+export async function storeWithKey(db: Database, id: string, name = `Store ${id}`): Promise<string> {
+  await createStore(db, { id, name, url: `https://${id}.example` });
+  return newKey(db, id);
 }
 
-export async function newKey(store: Store, storeId: string): Promise<string> {
-  const { value } = await issueKey(store, storeId, 'test');
+export async function newKey(db: Database, storeId: string): Promise<string> {
+  const { value } = await issueKey(db, storeId, 'test');
   ISSUED_KEYS.push(value);
   return value;
 }
@@ -85,7 +85,7 @@ export function findKeyLeaks(): string[] {
   return leaks;
 }
 
-export async function publishJson(store: Store, storeId: string, items: unknown, format: SourceFormat = 'json'): Promise<PriceListRecord> {
+export async function publishJson(db: Database, storeId: string, items: unknown, format: SourceFormat = 'json'): Promise<PriceListRecord> {
   const text = typeof items === 'string' ? items : JSON.stringify(items);
-  return publishPriceList(store, storeId, readSource(Readable.from([Buffer.from(text)]), format));
+  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(text)]), format));
 }

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Config } from '../../config/config.js';
 import { noopMetrics, type Metrics } from '../../metrics/interface.js';
-import type { Store } from '../../store/types.js';
+import type { Database } from '../../domain/records.js';
 import { loggerOptions } from '../app.js';
 import { registerDrain } from '../graceful-shutdown.js';
 import { registerMetricsRoute } from '../operations/metrics-endpoint.js';
@@ -19,7 +19,7 @@ import { registerStoreRoutes } from './routes/stores.js';
 
 export interface AdminAppDependencies {
   config: Readonly<Config>;
-  store: Store;
+  db: Database;
   /** A pino destination for tests that read the log. */
   logStream?: NodeJS.WritableStream;
   /** The clock of the wrong-token throttle (a seam for tests). */
@@ -34,7 +34,7 @@ export interface AdminAppDependencies {
  * of it reaches the public app's /openapi.json or /docs.
  */
 export async function buildAdminApp(deps: AdminAppDependencies): Promise<FastifyInstance> {
-  const { config, store } = deps;
+  const { config, db } = deps;
   if (config.adminToken === null) throw new Error('the admin API needs ADMIN_TOKEN');
   const app = Fastify({
     // The public side's rule: route patterns, never headers (the token) or addresses.
@@ -54,14 +54,14 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerRequestMetrics(app, deps.metrics ?? noopMetrics);
   registerRequestLog(app, 'admin request', deps.metrics ?? noopMetrics);
   registerSecurityHeaders(app);
-  registerAdminErrors(app, config.basePath, () => store.ping());
+  registerAdminErrors(app, config.basePath, () => db.ping());
   registerAdminAuth(app, config.adminToken, { failLimitPerMin: config.adminAuthFailLimitPerMin, now: deps.now });
   for (const warning of adminExposureWarnings(config.adminHost, config.adminToken)) app.log.warn(warning);
 
-  registerStoreRoutes(app, store);
-  registerKeyRoutes(app, store);
-  registerProfileRoutes(app, store);
-  await registerPriceListRoutes(app, store, config);
+  registerStoreRoutes(app, db);
+  registerKeyRoutes(app, db);
+  registerProfileRoutes(app, db);
+  await registerPriceListRoutes(app, db, config);
   registerMetricsRoute(app, deps.metrics ?? noopMetrics);
   return app;
 }

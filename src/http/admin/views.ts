@@ -1,5 +1,5 @@
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, type Profile } from '../../model/profile.js';
-import type { ApiKeyRecord, PriceListRecord, StoreRecord } from '../../store/types.js';
+import type { ApiKeyRecord, PriceListRecord, StoreRecord } from '../../domain/records.js';
 
 /** What the admin API shows of each record: dates as RFC 3339 text, never a key's value or hash. */
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
-import type { Store } from '../../store/types.js';
+import type { Database } from '../../domain/records.js';
 import { sendProblem } from '../problem.js';
 
 /** Where the probes live: at the root, whatever BASE_PATH is (a probe talks to the instance, not the public address). */
@@ -17,7 +17,7 @@ const RETRY_AFTER_SECONDS = 5;
  * does not answer or its schema is not migrated; while shutting down the drain hook answers
  * 503 before this runs. Neither needs a key nor says anything about any store.
  */
-export function registerHealthRoutes(app: FastifyInstance, store: Store, basePath: string): void {
+export function registerHealthRoutes(app: FastifyInstance, db: Database, basePath: string): void {
   const unavailable = (reply: FastifyReply, detail: string) =>
     sendProblem(reply, new AppError('unavailable', detail, { retryAfterSeconds: RETRY_AFTER_SECONDS }), basePath);
 
@@ -31,7 +31,7 @@ export function registerHealthRoutes(app: FastifyInstance, store: Store, basePat
     handler: async (_request, reply) => {
       let pending: number;
       try {
-        pending = await withTimeout(store.pendingMigrations(), READY_CHECK_MS);
+        pending = await withTimeout(db.pendingMigrations(), READY_CHECK_MS);
       } catch {
         // The driver's message may name the database host: the probe learns only that it is away.
         return unavailable(reply, 'the database does not answer');

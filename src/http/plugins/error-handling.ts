@@ -27,7 +27,9 @@ export function registerProblemHandler(app: FastifyInstance, options: ProblemHan
     if (isAppError(error)) return sendProblem(reply, error, basePath);
     const framework = options.frameworkError(error as FastifyError);
     if (framework) return sendProblem(reply, framework, basePath);
-    if (isTransient(error) || !(await databaseAnswers(options.ping))) {
+    // A failure the store recognised as the database's is an AppError('unavailable') already;
+    // anything else while the database does not answer is an outage too.
+    if (!(await databaseAnswers(options.ping))) {
       request.log.warn({ err: { type: (error as Error).name, code: (error as FastifyError).code } }, 'database unreachable or busy');
       return sendProblem(reply, new AppError('unavailable', 'the database cannot be reached; try again shortly', { retryAfterSeconds: 5 }), basePath);
     }
@@ -52,18 +54,6 @@ export function publicFrameworkError(error: FastifyError): AppError | null {
         ? new AppError('invalid_parameter', 'the request is malformed')
         : null;
   }
-}
-
-/**
- * Database errors that say "try again" rather than "bug": SQLite's lock timeouts, PostgreSQL's
- * SQLSTATE classes 08 (connection), 53 (insufficient resources, e.g. too many connections),
- * 57P01–57P03 (server shutting down / cannot connect now), 40001/40P01 (serialization, deadlock).
- * Matched by code text, so the HTTP layer imports no driver.
- */
-function isTransient(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code !== 'string') return false;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || /^(08|53)[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '40001' || code === '40P01';
 }
 
 /** A ping that has not answered within this is an outage: the caller must not hang on it. */

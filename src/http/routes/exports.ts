@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
-import type { Store } from '../../store/types.js';
+import type { Database } from '../../domain/records.js';
 import { parseExportParams } from '../export-params.js';
 import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
@@ -8,9 +8,9 @@ import { campaignDataSchema, exportLatestSchema } from '../schemas/exports.js';
 import { sendExport, type ExportDelivery } from '../send-export.js';
 
 /** Addresses 2 and 4 of CONTRACT §3: the latest price list in any format, legacy CSV by default. */
-export function registerExportRoutes(app: FastifyInstance, store: Store, gate: RequestGate, delivery: ExportDelivery): void {
+export function registerExportRoutes(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
-    const lookup = await gate.admit(request, () => authenticate(store, presentedKey));
+    const lookup = await gate.admit(request, () => authenticate(db, presentedKey));
     const { format, onlyAvailable, profileId } = parseExportParams(request.query, delivery.exports.formats);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'prices', format, onlyAvailable, profileId });
     return sendExport(request, reply, delivery, resolved);

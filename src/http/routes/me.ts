@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
-import type { Store } from '../../store/types.js';
+import type { Database } from '../../domain/records.js';
 import { firstString, publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
 import { meSchema } from '../schemas/me.js';
@@ -8,15 +8,15 @@ import { meSchema } from '../schemas/me.js';
 /** Address 1 of CONTRACT §3. */
 export function registerMeRoute(
   app: FastifyInstance,
-  store: Store,
+  db: Database,
   gate: RequestGate,
   publicBase: (host: string | undefined, protocol: string) => string,
   formats: readonly string[],
 ): void {
   publicRoute(app, '/api/me', meSchema, async (request, reply) => {
     const presented = firstString(request.headers['x-api-key']);
-    const lookup = await gate.admit(request, () => authenticate(store, presented));
-    const profiles = await store.listProfiles(lookup.store.id);
+    const lookup = await gate.admit(request, () => authenticate(db, presented));
+    const profiles = await db.profiles.list(lookup.store.id);
     const base = publicBase(request.headers.host, request.protocol);
     const list = lookup.latest;
     reply.header('Cache-Control', 'no-store');

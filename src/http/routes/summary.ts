@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../domain/keys.js';
-import type { Store } from '../../store/types.js';
+import type { Database } from '../../domain/records.js';
 import { parseExportParams } from '../export-params.js';
 import { publicRoute } from '../public-route.js';
 import type { RequestGate } from '../request-gate.js';
@@ -8,9 +8,9 @@ import { summaryExportSchema } from '../schemas/exports.js';
 import { sendExport, type ExportDelivery } from '../send-export.js';
 
 /** Address 3 of CONTRACT §3: the summary matrix workbook (§7), through the same export path as every file. */
-export function registerSummaryRoute(app: FastifyInstance, store: Store, gate: RequestGate, delivery: ExportDelivery): void {
+export function registerSummaryRoute(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, presentedKey: string | undefined) => {
-    const lookup = await gate.admit(request, () => authenticate(store, presentedKey));
+    const lookup = await gate.admit(request, () => authenticate(db, presentedKey));
     const { onlyAvailable, profileId } = parseExportParams(request.query, ['xlsx']);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'summary', format: 'xlsx', onlyAvailable, profileId });
     return sendExport(request, reply, delivery, resolved);

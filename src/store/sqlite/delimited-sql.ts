@@ -1,4 +1,5 @@
-import { STORED_FIELDS, type DelimitedRecordSpec, type RecordField, type StoredField } from '../../model/delimited-record.js';
+import type { DelimitedRecordSpec, RecordField } from '../../model/delimited-record.js';
+import { isStoredField, STORED_FIELDS, type StoredField } from '../stored-fields.js';
 import { ITEM_FIELDS, type PriceItem } from '../../model/price-item.js';
 import { sqlConcat } from '../sql-concat.js';
 
@@ -62,6 +63,7 @@ function fieldExpression(field: RecordField, index: number, delimiter: string, p
     return `@literal${index}`;
   }
   const column = field.field;
+  if (!isStoredField(column)) throw new Error(`${column} is no column (check canBuildRecords first)`);
   switch (field.kind) {
     case 'text': {
       const quoted = `concat('"', replace(${column}, '"', '""'), '"')`;

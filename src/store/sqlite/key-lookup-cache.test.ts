@@ -6,15 +6,17 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { PriceItem } from '../../model/price-item.js';
 import { changeSignal } from './change-signal.js';
-import { SqliteStore } from './sqlite-store.js';
+import { sqlDatabase } from '../sql/sql-database.js';
+import type { Database as Db } from '../types.js';
+import { SqliteDialect } from './dialect.js';
 
 const item = (offer_id: string): PriceItem => ({
   offer_id, name: offer_id, price: 100, old_price: null, purchase_price: null, currency: 'RUB', available: true, quantity: null,
   url: null, picture: null, vendor: null, vendor_code: null, barcode: null, description: null, category: null, competitors: null, attributes: null,
 });
 
-async function publish(store: SqliteStore, storeId: string) {
-  const draft = await store.beginPublication(storeId);
+async function publish(db: Db, storeId: string) {
+  const draft = await db.priceLists.beginPublication(storeId);
   await draft.append([{ seq: 0, item: item('a') }]);
   return draft.commit({ item_count: 1, available_count: 1, currencies: ['RUB'], category_paths: [''] });
 }
@@ -22,12 +24,12 @@ async function publish(store: SqliteStore, storeId: string) {
 /** Two connections on one file: the server's, and another process's (the CLI). */
 describe('remembered key look-ups never outlive a change', () => {
   const dir = mkdtempSync(join(tmpdir(), 'key-cache-'));
-  const server = new SqliteStore(join(dir, 'db.sqlite'));
-  const cli = new SqliteStore(join(dir, 'db.sqlite'));
+  const server = sqlDatabase(new SqliteDialect(join(dir, 'db.sqlite')));
+  const cli = sqlDatabase(new SqliteDialect(join(dir, 'db.sqlite')));
   before(async () => {
     await server.migrate();
-    await server.createStore({ id: 's', name: 'S', currency: 'RUB', url: null, company: null });
-    await server.insertKey({ id: 'k1', store_id: 's', label: null, prefix: 'p', hash: 'h1' });
+    await server.stores.create({ id: 's', name: 'S', currency: 'RUB', url: null, company: null });
+    await server.keys.insert({ id: 'k1', store_id: 's', label: null, prefix: 'p', hash: 'h1' });
   });
   after(async () => {
     await server.close();
@@ -36,34 +38,34 @@ describe('remembered key look-ups never outlive a change', () => {
   });
 
   it('serves a repeat look-up from memory while nothing changed', async () => {
-    const first = await server.findKeyByHash('h1');
-    assert.equal(await server.findKeyByHash('h1'), first);
+    const first = await server.keys.findByHash('h1');
+    assert.equal(await server.keys.findByHash('h1'), first);
   });
 
   it('sees a revocation made by another connection on the next look-up', async () => {
-    await server.findKeyByHash('h1');
-    await cli.revokeKey('k1', new Date());
-    assert.ok((await server.findKeyByHash('h1'))?.key.revoked_at);
+    await server.keys.findByHash('h1');
+    await cli.keys.revoke('k1', new Date());
+    assert.ok((await server.keys.findByHash('h1'))?.key.revoked_at);
   });
 
   it('sees a publication made by another connection, and by its own', async () => {
-    assert.equal((await server.findKeyByHash('h1'))?.latest, null);
+    assert.equal((await server.keys.findByHash('h1'))?.latest, null);
     const one = await publish(cli, 's');
-    assert.equal((await server.findKeyByHash('h1'))?.latest?.version, one.version);
+    assert.equal((await server.keys.findByHash('h1'))?.latest?.version, one.version);
     const two = await publish(server, 's');
-    assert.equal((await server.findKeyByHash('h1'))?.latest?.version, two.version);
+    assert.equal((await server.keys.findByHash('h1'))?.latest?.version, two.version);
   });
 
   it('sees every revocation by another connection, across WAL checkpoints and restarts', async () => {
     const raw = new Database(join(dir, 'db.sqlite'));
     try {
       for (let i = 0; i < 60; i++) {
-        await server.insertKey({ id: `loop-${i}`, store_id: 's', label: null, prefix: 'p', hash: `loop-${i}` });
-        assert.equal((await server.findKeyByHash(`loop-${i}`))?.key.revoked_at, null);
+        await server.keys.insert({ id: `loop-${i}`, store_id: 's', label: null, prefix: 'p', hash: `loop-${i}` });
+        assert.equal((await server.keys.findByHash(`loop-${i}`))?.key.revoked_at, null);
         if (i % 7 === 3) raw.pragma('wal_checkpoint(TRUNCATE)');
         if (i % 7 === 5) raw.pragma('wal_checkpoint(RESTART)');
-        await cli.revokeKey(`loop-${i}`, new Date());
-        assert.ok((await server.findKeyByHash(`loop-${i}`))?.key.revoked_at, `revocation ${i} seen`);
+        await cli.keys.revoke(`loop-${i}`, new Date());
+        assert.ok((await server.keys.findByHash(`loop-${i}`))?.key.revoked_at, `revocation ${i} seen`);
       }
     } finally {
       raw.close();
@@ -71,13 +73,13 @@ describe('remembered key look-ups never outlive a change', () => {
   });
 
   it('sees its own revocation, and keeps touches without a round trip', async () => {
-    await server.insertKey({ id: 'k2', store_id: 's', label: null, prefix: 'p', hash: 'h2' });
+    await server.keys.insert({ id: 'k2', store_id: 's', label: null, prefix: 'p', hash: 'h2' });
     const at = new Date(Date.now() + 1000);
-    await server.findKeyByHash('h2');
-    await server.touchKey('k2', at);
-    assert.equal((await server.findKeyByHash('h2'))?.key.last_used_at?.getTime(), at.getTime());
-    await server.revokeKey('k2', new Date());
-    assert.ok((await server.findKeyByHash('h2'))?.key.revoked_at);
+    await server.keys.findByHash('h2');
+    await server.keys.touch('k2', at);
+    assert.equal((await server.keys.findByHash('h2'))?.key.last_used_at?.getTime(), at.getTime());
+    await server.keys.revoke('k2', new Date());
+    assert.ok((await server.keys.findByHash('h2'))?.key.revoked_at);
   });
 });
 

@@ -9,26 +9,23 @@ import { changeSignal, type ChangeSignal } from './change-signal.js';
 export const SIGNAL_CHECK_MS = 250;
 
 /**
- * Publications on SQLite: any commit by any process rewrites the WAL-index header
- * (change-signal.ts); only then is the publication log (one row per store, filled by a trigger in
- * the publication's own transaction) asked for the rows after the last one seen — an indexed
- * range of the rows that are new, usually none or one. Commits of this connection are told by
- * `nudge()` (an in-memory database has no header to read, and `PRAGMA data_version` does not
- * change for a connection's own commits).
+ * Publications on SQLite: any commit by any connection, this one included, rewrites the
+ * WAL-index header (change-signal.ts); only then is the publication log (one row per store,
+ * filled by a trigger in the publication's own transaction) asked for the rows after the last
+ * one seen — an indexed range of the rows that are new, usually none or one. An in-memory
+ * database has no header (and `PRAGMA data_version` does not change for a connection's own
+ * commits), so there the log is asked on every check; it has one connection and no other process.
  */
 export class SqlitePublicationFeed implements PublicationFeed {
   private signal: ChangeSignal | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastSeq = 0;
-  private nudged = false;
   private onPublished: ((publications: Publication[]) => void) | null = null;
   private onError: ((error: unknown) => void) | undefined;
 
-  /** `onClose`: the store stops nudging this feed. */
   constructor(
     private readonly db: Database.Database,
     private readonly path: string,
-    private readonly onClose: () => void = () => {},
   ) {}
 
   start(onPublished: (publications: Publication[]) => void, onError?: (error: unknown) => void): void {
@@ -43,18 +40,11 @@ export class SqlitePublicationFeed implements PublicationFeed {
     this.timer.unref();
   }
 
-  /** This connection committed a publication: look at the log on the next check. */
-  nudge(): void {
-    this.nudged = true;
-  }
-
   /** One check: the header, and the log only when it moved; exposed for tests. */
   check(): void {
     if (!this.signal || !this.onPublished) return;
     try {
-      const changed = this.signal.changed();
-      if (!changed && !this.nudged) return;
-      this.nudged = false;
+      if (!this.signal.changed() && this.path !== ':memory:') return;
       const rows = this.db
         .prepare('SELECT seq, store_id AS storeId, version FROM publication_log WHERE seq > ? ORDER BY seq')
         .all(this.lastSeq) as Publication[];
@@ -72,6 +62,5 @@ export class SqlitePublicationFeed implements PublicationFeed {
     this.signal?.close();
     this.signal = null;
     this.onPublished = null;
-    this.onClose();
   }
 }

@@ -6,7 +6,7 @@ import { readSource, sourceFormatOf } from '../../../domain/publication-source.j
 import { sourceEncodingOf, type SourceEncoding } from '../../../domain/text-decoding.js';
 import { publishPriceList } from '../../../domain/publishing.js';
 import { AppError, isAppError } from '../../../errors/app-error.js';
-import type { Store } from '../../../store/types.js';
+import type { Database } from '../../../domain/records.js';
 import { publishSchema } from '../schemas.js';
 import { priceListView } from '../views.js';
 
@@ -20,7 +20,7 @@ export const PUBLISH_MEDIA_TYPES = ['application/json', 'application/x-ndjson', 
  * no body limit: Fastify enforces one only on bodies it reads itself, and the caller is the
  * token-holding repricer on loopback; memory stays flat whatever the size.
  */
-export async function registerPriceListRoutes(parent: FastifyInstance, store: Store, config: Readonly<Config>): Promise<void> {
+export async function registerPriceListRoutes(parent: FastifyInstance, db: Database, config: Readonly<Config>): Promise<void> {
   await parent.register(async (scope) => {
     // Fastify's own parsers (JSON, text/plain) would buffer the body or hand over a string.
     scope.removeAllContentTypeParsers();
@@ -35,7 +35,7 @@ export async function registerPriceListRoutes(parent: FastifyInstance, store: St
       const encoding = charsetOf(contentType);
       try {
         const rows = readSource(body, format, { encoding, maxLineBytes: config.maxLineBytes });
-        const list = await publishPriceList(store, request.params.id, failingWhenCutOff(rows, body), { maxFieldChars: config.maxFieldChars, metrics: scope.metrics });
+        const list = await publishPriceList(db, request.params.id, failingWhenCutOff(rows, body), { maxFieldChars: config.maxFieldChars, metrics: scope.metrics });
         // The feed check's counts ride along as warnings; they never refuse a publication (CONTRACT §14).
         return reply.code(201).send({ ...priceListView(list), warnings: list.warnings });
       } catch (error) {

@@ -1,0 +1,208 @@
+import pg from 'pg';
+import { categoryLevels, parentPath } from '../item-row.js';
+import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
+import { PostgresItems } from './items.js';
+import { PostgresPublicationFeed } from './publication-feed.js';
+import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
+
+type Client = pg.ClientBase;
+
+/**
+ * int8 comes back as Number, for this pool only (not pg's global parser, which other code may
+ * rely on): ids, money in minor units and quantities all stay far below 2^53.
+ */
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** Reads on a request's path give up after this (the request then answers 503 instead of hanging). */
+const REQUEST_READ_MS = 5_000;
+
+/** pg honours a per-query `query_timeout` (client side); @types/pg only lists it on the client config. */
+function timed<T extends object>(config: T, ms = REQUEST_READ_MS): T {
+  return Object.assign(config, { query_timeout: ms });
+}
+
+/** Shared SQL's `?` placeholders as `$1, $2, …`, worked out once per text. */
+const numbered = new Map<string, string>();
+function numberPlaceholders(sql: string): string {
+  let text = numbered.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    numbered.set(sql, text);
+  }
+  return text;
+}
+
+/**
+ * The server database. Times come from the database clock, so every instance agrees on what
+ * "stale" and "superseded 15 minutes ago" mean.
+ */
+export class PostgresDialect implements SqlDialect {
+  readonly name = 'postgres';
+  readonly now = 'clock_timestamp()';
+  readonly keyLookups = null;
+  private readonly pool: pg.Pool;
+  readonly items: PostgresItems;
+
+  constructor(databaseUrl: string) {
+    // A partitioned network must not hang requests: new connections give up after 3 s and dead
+    // ones are noticed by TCP keepalive; request-path reads carry their own timeout (REQUEST_READ_MS).
+    this.pool = new pg.Pool({ connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true });
+    // An idle client whose server went away emits 'error'; without a listener that kills the
+    // process. The pool drops the client, and the next query reports the outage (ping → 503).
+    this.pool.on('error', () => {});
+    this.databaseUrl = databaseUrl;
+    this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config) });
+  }
+
+  private readonly databaseUrl: string;
+
+  /** Its own connection, outside the pool: a LISTEN lives as long as its session. */
+  publicationFeed(): PostgresPublicationFeed {
+    return new PostgresPublicationFeed(this.databaseUrl);
+  }
+
+  async query({ sql, params, request }: Query): Promise<QueryResult> {
+    const config = { text: numberPlaceholders(sql), values: params as unknown[] };
+    const result = await this.pool.query(request ? timed(config) : config);
+    return { rows: result.rows, changes: result.rowCount ?? 0 };
+  }
+
+  transaction<T>(steps: Steps<T>): Promise<T> {
+    return this.clientTransaction(async (client) => {
+      let step = steps.next();
+      while (!step.done) {
+        const result = await client.query(numberPlaceholders(step.value.sql), step.value.params as unknown[]);
+        step = steps.next({ rows: result.rows, changes: result.rowCount ?? 0 });
+      }
+      return step.value;
+    });
+  }
+
+  time(value: unknown): Date {
+    return value as Date;
+  }
+
+  timeParam(at: Date): unknown {
+    return at;
+  }
+
+  json<T>(value: unknown): T {
+    return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+  }
+
+  ago(ms: number): string {
+    return `(clock_timestamp() - ${Math.trunc(ms)} * interval '1 millisecond')`;
+  }
+
+  anyId(column: string): string {
+    return `${column} = ANY(?::bigint[])`;
+  }
+
+  ids(ids: readonly number[]): unknown {
+    return ids;
+  }
+
+  /**
+   * Ids for every level of every path, creating the missing ones; ids never change once given.
+   * One INSERT per depth, so a parent exists before its children look up its id. Runs under the
+   * store row's lock, so no other publication of this store creates categories meanwhile.
+   */
+  *ensureCategories(storeId: string, paths: readonly string[]): Steps<number[]> {
+    const levels = categoryLevels(paths);
+    if (levels.length === 0) return [];
+    const byDepth = new Map<number, string[]>();
+    for (const path of levels) {
+      const depth = path.split(' / ').length;
+      byDepth.set(depth, [...(byDepth.get(depth) ?? []), path]);
+    }
+    for (const group of byDepth.values()) {
+      yield {
+        sql: `INSERT INTO categories (store_id, path, parent_id)
+              SELECT $1, l.path, p.id FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS l(path, parent, n)
+                LEFT JOIN categories p ON p.store_id = $1 AND p.path = l.parent
+               ORDER BY l.n
+              ON CONFLICT (store_id, path) DO NOTHING`,
+        params: [storeId, group, group.map(parentPath)],
+      };
+    }
+    const { rows } = yield { sql: 'SELECT id, path FROM categories WHERE store_id = $1 AND path = ANY($2::text[])', params: [storeId, levels] };
+    const ids = new Map(rows.map((r) => [r.path as string, Number(r.id)]));
+    return levels.map((path) => ids.get(path)!);
+  }
+
+  async migrate(): Promise<void> {
+    // One transaction (PostgreSQL DDL is transactional) under an advisory lock: a second
+    // instance starting at once waits, then finds every migration applied.
+    await this.clientTransaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL)');
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      const applied = new Set(rows.map((r) => r.version));
+      for (const [index, sql] of POSTGRES_MIGRATIONS.entries()) {
+        const version = index + 1;
+        if (applied.has(version)) continue;
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, now())', [version]);
+      }
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query(timed({ text: 'SELECT 1' }, 2_000));
+  }
+
+  async pendingMigrations(): Promise<number> {
+    const { rows } = await this.pool.query<{ applied: number | null }>(timed({
+      text: "SELECT CASE WHEN to_regclass('schema_migrations') IS NULL THEN NULL ELSE (SELECT count(*)::int FROM schema_migrations WHERE version <= $1) END AS applied",
+      values: [POSTGRES_MIGRATIONS.length],
+    }, 2_000));
+    return POSTGRES_MIGRATIONS.length - (rows[0].applied ?? 0);
+  }
+
+  poolUse(): { total: number; idle: number; waiting: number; max: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.pool.options.max ?? 10 };
+  }
+
+  startThreads(): void {
+    // Nothing to start: the pool connects on demand.
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** Runs `work` in one transaction on one pooled connection. */
+  private async clientTransaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is discarded rather than returned to the pool.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError; });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Runs `work` on one pooled connection, discarding the connection if it fails. */
+  private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      const result = await work(client);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
+  }
+}

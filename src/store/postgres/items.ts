@@ -1,0 +1,144 @@
+import { once } from 'node:events';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { PriceItem } from '../../model/price-item.js';
+import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
+import type { DialectItems } from '../sql/dialect.js';
+import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
+import { compilePgRecord } from './delimited-sql.js';
+
+/** What the item paths use of the dialect's pool. */
+export interface PostgresConnection {
+  pool: pg.Pool;
+  /** Runs `work` on one pooled connection, discarding the connection if it fails. */
+  withClient<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T>;
+  /** A query config that gives up after the request-path read timeout. */
+  timed<T extends object>(config: T): T;
+}
+
+/** Items per page of render: ~350 KiB of records. */
+const RECORDS_PER_PAGE = 5000;
+/** SQLSTATE unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}`;
+
+/** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */
+export class PostgresItems implements DialectItems {
+  constructor(private readonly c: PostgresConnection) {}
+
+  /**
+   * COPY straight into price_items is the fast path. A repeated offer_id makes the unique index
+   * fail the whole COPY (nothing of it stays); that batch is then inserted again row-wise with
+   * ON CONFLICT DO NOTHING, whose RETURNING tells which rows were duplicates. A bad publication
+   * pays twice for one batch; a good one never does.
+   */
+  async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
+    if (items.length === 0) return [];
+    try {
+      await this.copy(draftId, items);
+      return [];
+    } catch (error) {
+      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    }
+    return this.insertSkippingDuplicates(draftId, items);
+  }
+
+  private async copy(draftId: number, items: readonly SequencedItem[]): Promise<void> {
+    const data = copyText(draftId, items);
+    await this.c.withClient(async (client) => {
+      const stream = client.query(copyFrom(`COPY price_items (${INSERT_COLUMNS}) FROM STDIN`));
+      const done = once(stream, 'finish');
+      stream.end(data);
+      await done;
+    });
+  }
+
+  private async insertSkippingDuplicates(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
+    const columns: unknown[][] = Array.from({ length: 10 }, () => []);
+    for (const { seq, item } of items) {
+      const values = [seq, item.offer_id, item.name, item.price, item.old_price, item.currency, item.available, item.quantity, item.url, extraJson(item)];
+      values.forEach((value, i) => columns[i].push(value));
+    }
+    // One array parameter per column (not one parameter per value): any batch size fits
+    // under PostgreSQL's 65535-parameter bound. Rows go in batch order, so of two equal ids the
+    // first one stays, as in SQLite.
+    const inserted = await this.c.withClient((client) =>
+      client.query<{ seq: number }>(
+        `INSERT INTO price_items (${INSERT_COLUMNS})
+         SELECT $1::bigint, seq, offer_id, name, price, old_price, currency, available, quantity, url, extra
+           FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::boolean[],
+                       $9::bigint[], $10::text[], $11::text[]) WITH ORDINALITY
+                AS t(seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, position)
+          ORDER BY t.position
+         ON CONFLICT (price_list_id, offer_id) DO NOTHING RETURNING seq`,
+        [draftId, ...columns],
+      ),
+    );
+    const kept = new Set(inserted.rows.map((r) => r.seq));
+    return items.filter(({ seq }) => !kept.has(seq)).map(({ seq, item }) => ({ seq, offer_id: item.offer_id }));
+  }
+
+  async *read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
+    const batchSize = options.batchSize ?? 5000;
+    // Keyset pages, each its own statement: a slow download holds no transaction or
+    // connection between pages. A list is immutable, so the pages are consistent.
+    const text = `SELECT seq, ${options.withExtra === false ? LEGACY_ITEM_COLUMNS : ITEM_COLUMNS} FROM price_items
+                   WHERE price_list_id = $1 AND seq > $2 ${options.onlyAvailable ? 'AND available' : ''}
+                   ORDER BY seq LIMIT $3`;
+    let after = -1;
+    for (;;) {
+      const { rows } = await this.c.pool.query<unknown[]>(this.c.timed({ text, values: [priceListId, after, batchSize], rowMode: 'array' }));
+      if (rows.length === 0) return;
+      after = Number(rows[rows.length - 1][0]);
+      yield rows.map((row) => itemFromRow(row, 1));
+      if (rows.length < batchSize) return;
+    }
+  }
+
+  async *render(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
+    const { expression, values } = compilePgRecord(spec, 4);
+    // PostgreSQL builds each page of records in its own process, keyset pages as in read;
+    // the next page is asked for before this one is handed on, so both sides work at once.
+    const text = `SELECT max(seq), count(*)::int, string_agg(line, '' ORDER BY seq)
+                    FROM (SELECT seq, ${expression} AS line FROM price_items
+                           WHERE price_list_id = $1 AND seq > $2 ${options.onlyAvailable ? 'AND available' : ''}
+                           ORDER BY seq LIMIT $3) page`;
+    const page = (after: number) => {
+      const asked = this.c.pool.query<[number | null, number, string | null]>(
+        this.c.timed({ text, values: [priceListId, after, RECORDS_PER_PAGE, ...values], rowMode: 'array' }),
+      );
+      // A page asked for ahead may fail while the consumer is elsewhere: thrown when awaited.
+      asked.catch(() => undefined);
+      return asked;
+    };
+    let next = page(-1);
+    for (;;) {
+      const [last, count, records] = (await next).rows[0];
+      if (last === null || records === null) return;
+      const more = count === RECORDS_PER_PAGE;
+      if (more) next = page(Number(last));
+      yield Buffer.from(records, 'utf8');
+      if (!more) return;
+    }
+  }
+}
+
+/** COPY text format: tab-separated, `\N` for null, backslash escapes for the separators. */
+function copyText(draftId: number, items: readonly SequencedItem[]): string {
+  let out = '';
+  for (const { seq, item } of items) {
+    const extra = extraJson(item);
+    out += `${draftId}\t${seq}\t${copyValue(item.offer_id)}\t${copyValue(item.name)}\t${item.price}\t${item.old_price ?? '\\N'}\t`
+      + `${copyValue(item.currency)}\t${item.available ? 't' : 'f'}\t${item.quantity ?? '\\N'}\t`
+      + `${item.url === null ? '\\N' : copyValue(item.url)}\t${extra === null ? '\\N' : copyValue(extra)}\n`;
+  }
+  return out;
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function copyValue(text: string): string {
+  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : text;
+}

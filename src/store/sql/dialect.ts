@@ -1,0 +1,100 @@
+import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { PriceItem } from '../../model/price-item.js';
+import type { DuplicateOffer, KeyLookup, ReadItemsOptions, SequencedItem } from '../types.js';
+import type { PublicationFeed } from '../warming-types.js';
+
+/*
+ * What the shared SQL base (sql-database.ts and the repositories beside it) needs from a
+ * dialect, after kysely's DialectAdapter: how to run a statement and a transaction, how
+ * times and JSON columns come back, the few SQL texts that differ, and the parts that are a
+ * dialect's own mechanism (SQLite's page and append threads, PostgreSQL's COPY). Everything
+ * else — the mappers, the key and latest-list queries, the publication state machine — is
+ * written once in sql/.
+ */
+
+export type Row = Record<string, unknown>;
+
+/** One statement. Shared SQL uses `?` placeholders; a dialect rewrites them if it must. */
+export interface Query {
+  sql: string;
+  params: readonly unknown[];
+  /** On a request's path: PostgreSQL gives up after its read timeout (503 rather than a hung request). */
+  request?: boolean;
+}
+
+export interface QueryResult {
+  rows: Row[];
+  /** Rows written (for a statement with RETURNING: rows returned). */
+  changes: number;
+}
+
+/**
+ * The statements of one transaction, as data: each `yield` hands one statement to the
+ * dialect and gets its result back. SQLite runs them synchronously inside one
+ * better-sqlite3 transaction (no other statement of this process can slip in between);
+ * PostgreSQL awaits each on one pooled connection. A throw rolls the transaction back.
+ */
+export type Steps<T> = Generator<Query, T, QueryResult>;
+
+/** Key look-ups a dialect remembers (SQLite: while its change signal is quiet). */
+export interface KeyLookupMemo {
+  get(hash: string): KeyLookup | undefined;
+  set(hash: string, lookup: KeyLookup): void;
+  touched(keyId: string, at: Date): void;
+  invalidate(): void;
+}
+
+export interface SqlDialect {
+  readonly name: 'sqlite' | 'postgres';
+
+  /** Runs one statement outside any transaction. */
+  query(query: Query): Promise<QueryResult>;
+  /** Runs the statements `steps` yields in one write transaction. */
+  transaction<T>(steps: Steps<T>): Promise<T>;
+
+  /** A time column's value as a Date. */
+  time(value: unknown): Date;
+  /** A Date as a time column's parameter value. */
+  timeParam(at: Date): unknown;
+  /** A JSON column's value (text or already parsed) as its value. */
+  json<T>(value: unknown): T;
+
+  /** SQL: the database clock now, as a time column holds it (read under the write lock in a transaction). */
+  readonly now: string;
+  /** SQL: the database clock `ms` milliseconds ago. */
+  ago(ms: number): string;
+  /** SQL: `column` is one of the ids bound as one parameter made by `ids()`. */
+  anyId(column: string): string;
+  ids(ids: readonly number[]): unknown;
+  /** Ids for every level of every category path, creating the missing ones (inside the commit). */
+  ensureCategories(storeId: string, paths: readonly string[]): Steps<number[]>;
+
+  /** Remembered key look-ups, or null when every look-up asks the database. */
+  readonly keyLookups: KeyLookupMemo | null;
+
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  /** Migrations not yet applied (readiness, doctor); throws when the database cannot be reached. */
+  pendingMigrations(): Promise<number>;
+  /** SQLite: the journal mode (`wal` expected). */
+  journalMode?(): string;
+  /** PostgreSQL: the pool's connections (metrics). */
+  poolUse?(): { total: number; idle: number; waiting: number; max: number };
+  /** Starts what exports read on (SQLite: its page threads) before the first export asks. */
+  startThreads(): void;
+  close(): Promise<void>;
+
+  /** Publications by any process, each dialect's own mechanism (publication-feed.ts in its folder). */
+  publicationFeed(): PublicationFeed;
+
+  /** The item paths, each dialect's own mechanism (items.ts in its folder). */
+  readonly items: DialectItems;
+}
+
+export interface DialectItems {
+  /** Appends a draft's items; returns those whose offer_id the draft already holds (not stored). */
+  append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
+  read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
+  /** Only for a spec every field of which is a column (stored-fields.ts). */
+  render(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
+}

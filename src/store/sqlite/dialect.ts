@@ -1,0 +1,175 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { categoryLevels, parentPath } from '../item-row.js';
+import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
+import { changeSignal } from './change-signal.js';
+import { SqliteItems } from './items.js';
+import { KeyLookupCache } from './key-lookup-cache.js';
+import { SqlitePublicationFeed } from './publication-feed.js';
+import { SQLITE_MIGRATIONS } from './schema.js';
+import { AppendThread, PageWorkers } from './store-threads.js';
+
+/** Integer milliseconds since the epoch, as every time column holds them. */
+const NOW_MS = "CAST(round(unixepoch('subsec') * 1000) AS INTEGER)";
+
+/**
+ * The embedded database: one file, WAL so readers never wait for a publication. Statements
+ * run synchronously on this thread (a transaction's all at once, so nothing slips in between);
+ * exports read on page threads and publications append on an append thread.
+ */
+export class SqliteDialect implements SqlDialect {
+  readonly name = 'sqlite';
+  readonly now = NOW_MS;
+  readonly keyLookups: KeyLookupCache;
+  private readonly db: Database.Database;
+  private readonly pageWorkers: PageWorkers | null;
+  private readonly appendThread: AppendThread | null;
+  readonly items: SqliteItems;
+
+  /**
+   * Prepared statements, kept: preparing costs more than running a key look-up, and every
+   * request runs the same few. Each SQL text is used in one mode (plain, pluck or raw) only.
+   */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    // The CLI may publish while the server runs: wait for the other writer instead of failing.
+    this.db.pragma('busy_timeout = 10000');
+    this.keyLookups = new KeyLookupCache(changeSignal(this.db, path));
+    this.path = path;
+    // Worker threads need a file to open; an in-memory database builds its pages here.
+    this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
+    this.appendThread = path === ':memory:' ? null : new AppendThread(path);
+    const prepare = (sql: string) => this.prepare(sql);
+    this.items = new SqliteItems({
+      db: this.db,
+      prepare,
+      pageRunner: { workers: this.pageWorkers, runHere: (sql, values) => prepare(sql).pluck().get(values) },
+      appendThread: this.appendThread,
+    });
+  }
+
+  private readonly path: string;
+
+  publicationFeed(): SqlitePublicationFeed {
+    return new SqlitePublicationFeed(this.db, this.path);
+  }
+
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private run({ sql, params }: Query): QueryResult {
+    const statement = this.prepare(sql);
+    if (statement.reader) {
+      const rows = statement.all(params) as QueryResult['rows'];
+      return { rows, changes: rows.length };
+    }
+    return { rows: [], changes: statement.run(params).changes };
+  }
+
+  async query(query: Query): Promise<QueryResult> {
+    return this.run(query);
+  }
+
+  async transaction<T>(steps: Steps<T>): Promise<T> {
+    return this.db.transaction(() => {
+      let step = steps.next();
+      while (!step.done) step = steps.next(this.run(step.value));
+      return step.value;
+    }).immediate();
+  }
+
+  time(value: unknown): Date {
+    return new Date(Number(value));
+  }
+
+  timeParam(at: Date): unknown {
+    return at.getTime();
+  }
+
+  json<T>(value: unknown): T {
+    return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+  }
+
+  ago(ms: number): string {
+    return `(${NOW_MS} - ${Math.trunc(ms)})`;
+  }
+
+  anyId(column: string): string {
+    return `${column} IN (SELECT value FROM json_each(?))`;
+  }
+
+  ids(ids: readonly number[]): unknown {
+    return JSON.stringify(ids);
+  }
+
+  /** Ids for every level of every path, creating the missing ones; ids never change once given. */
+  *ensureCategories(storeId: string, paths: readonly string[]): Steps<number[]> {
+    const ids = new Map<string, number>();
+    for (const path of categoryLevels(paths)) {
+      let id = (yield { sql: 'SELECT id FROM categories WHERE store_id = ? AND path = ?', params: [storeId, path] }).rows[0]?.id;
+      if (id === undefined) {
+        const parent = parentPath(path);
+        id = (yield {
+          sql: 'INSERT INTO categories (store_id, path, parent_id) VALUES (?, ?, ?) RETURNING id',
+          params: [storeId, path, parent === null ? null : ids.get(parent) ?? null],
+        }).rows[0].id;
+      }
+      ids.set(path, Number(id));
+    }
+    return [...ids.values()];
+  }
+
+  async migrate(): Promise<void> {
+    // One write transaction for the check and the changes: two processes migrating a new file
+    // at once take turns, and the second finds everything applied.
+    this.db.transaction(() => {
+      this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+      const applied = new Set(this.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+      SQLITE_MIGRATIONS.forEach((sql, index) => {
+        const version = index + 1;
+        if (applied.has(version)) return;
+        this.db.exec(sql);
+        this.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+      });
+    }).immediate();
+  }
+
+  async ping(): Promise<void> {
+    this.prepare('SELECT 1').get();
+  }
+
+  async pendingMigrations(): Promise<number> {
+    const hasTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+    if (!hasTable) return SQLITE_MIGRATIONS.length;
+    const applied = this.db.prepare('SELECT count(*) FROM schema_migrations WHERE version <= ?').pluck().get(SQLITE_MIGRATIONS.length) as number;
+    return SQLITE_MIGRATIONS.length - applied;
+  }
+
+  journalMode(): string {
+    return String(this.db.pragma('journal_mode', { simple: true }));
+  }
+
+  startThreads(): void {
+    this.pageWorkers?.start();
+  }
+
+  async close(): Promise<void> {
+    await this.pageWorkers?.close();
+    await this.appendThread?.close();
+    this.keyLookups.close();
+    this.db.close();
+  }
+}

@@ -1,0 +1,97 @@
+import type Database from 'better-sqlite3';
+import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import { STORED_FIELDS } from '../stored-fields.js';
+import type { PriceItem } from '../../model/price-item.js';
+import { itemFromRow } from '../item-row.js';
+import type { DialectItems } from '../sql/dialect.js';
+import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
+import { compileRecord } from './delimited-sql.js';
+import { INSERT_ITEM_SQL, itemInsertValues } from './item-insert.js';
+import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
+import type { AppendThread } from './store-threads.js';
+
+/** What the item paths use of the dialect's connection. */
+export interface SqliteConnection {
+  db: Database.Database;
+  /** A kept prepared statement (one mode per SQL text). */
+  prepare(sql: string): Database.Statement;
+  pageRunner: PageRunner;
+  /** Where drafts' rows are inserted; null: on this connection (an in-memory database). */
+  appendThread: AppendThread | null;
+}
+
+/** SQLite's own item paths: appends on the append thread, reads and records built on page threads. */
+export class SqliteItems implements DialectItems {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
+    const rows = items.map(({ seq, item }) => itemInsertValues(draftId, seq, item));
+    let refused: number[];
+    if (this.c.appendThread) {
+      refused = await this.c.appendThread.append(rows);
+    } else {
+      refused = [];
+      const insert = this.c.prepare(INSERT_ITEM_SQL);
+      this.c.db.transaction(() => {
+        for (const row of rows) if (insert.run(row).changes === 0) refused.push(row[1] as number);
+      })();
+    }
+    if (refused.length === 0) return [];
+    const offerOf = new Map(items.map(({ seq, item }) => [seq, item.offer_id]));
+    return refused.map((seq) => ({ seq, offer_id: offerOf.get(seq)! }));
+  }
+
+  async *read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
+    const batchSize = options.batchSize ?? POSITIONS_PER_PAGE;
+    // Each page is one JSON array of rows built by SQLite on a page thread: JSON.parse makes the
+    // rows ~2× faster than better-sqlite3 hands them over one by one, and the event loop is not
+    // held up while SQLite reads (bench/RESULTS.md, "First XLSX"). `extra` comes as an object.
+    // The rows arrive in seq order as render's do (see there).
+    const extra = options.withExtra === false ? 'NULL' : 'json(extra)';
+    const query: PageQuery = {
+      sql: `SELECT json_group_array(json_array(${STORED_FIELDS.join(', ')}, ${extra}))
+              FROM (SELECT ${STORED_FIELDS.join(', ')}, extra FROM price_items
+                     WHERE price_list_id = @list AND seq >= @from AND seq < @to ${options.onlyAvailable ? 'AND available = 1' : ''}
+                     ORDER BY seq)`,
+      params: {},
+    };
+    // Pages follow positions; batches are of batchSize items (the last may be shorter).
+    let batch: PriceItem[] = [];
+    for await (const page of listPages<string>(this.c.pageRunner, priceListId, this.positionBounds(priceListId), query)) {
+      for (const row of JSON.parse(page) as unknown[][]) {
+        batch.push(itemFromRow(row));
+        if (batch.length === batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  async *render(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
+    const { expression, params } = compileRecord(spec);
+    // Each page is one blob of records made by SQLite, so no row becomes a JavaScript object
+    // (bench/RESULTS.md, "First (uncached) CSV"). The subquery hands its rows over in seq order
+    // and group_concat joins them in arrival order (`group_concat(… ORDER BY seq)` would sort
+    // again, ~35 % slower); delimited-records.contract.test.ts checks the order across pages.
+    const query: PageQuery = {
+      sql: `SELECT CAST(group_concat(${expression}, '') AS BLOB)
+              FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free FROM price_items
+                     WHERE price_list_id = @list AND seq >= @from AND seq < @to ${options.onlyAvailable ? 'AND available = 1' : ''}
+                     ORDER BY seq)`,
+      params,
+    };
+    yield* listPages<Uint8Array>(this.c.pageRunner, priceListId, this.positionBounds(priceListId), query);
+  }
+
+  /** The list's first and last position (null, null when it has no items or does not exist). */
+  private positionBounds(priceListId: number): [number | null, number | null] {
+    // Two subqueries: SQLite answers a lone min() or max() from the primary key, both at once by a scan.
+    return this.c.prepare(
+        `SELECT (SELECT min(seq) FROM price_items WHERE price_list_id = @list), (SELECT max(seq) FROM price_items WHERE price_list_id = @list)`,
+      )
+      .raw(true)
+      .get({ list: priceListId }) as [number | null, number | null];
+  }
+}

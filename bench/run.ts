@@ -61,6 +61,7 @@ function serverCommand(): string[] {
   log('building the service into .cache/bench-dist …');
   // tsc emits even when another file of the tree has a type error; the entry's presence decides.
   spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out, '--sourceMap', 'false'], { stdio: 'ignore' });
+  spawnSync(process.execPath, [join(ROOT, 'scripts/copy-assets.mjs'), out], { stdio: 'ignore' });
   const entry = join(out, 'cli', 'index.js');
   if (existsSync(entry)) return [entry];
   notes.push('The build failed; the service ran through tsx (the same code, transpiled on load).');

@@ -52,12 +52,12 @@ export async function startAdminHarness(dialect: Dialect, env: Record<string, st
  * buffered), and that a cut-off upload's draft was dropped.
  */
 function countingDraftCalls(db: Database, on: { append: () => void; abort: () => void }): Database {
-  return new Proxy(db, {
+  const priceLists = new Proxy(db.priceLists, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (property === 'beginPublication') {
         return async (storeId: string): Promise<PublicationDraft> => {
-          const draft = await target.priceLists.beginPublication(storeId);
+          const draft = await target.beginPublication(storeId);
           return {
             append: (items) => { on.append(); return draft.append(items); },
             commit: (summary) => draft.commit(summary),
@@ -68,4 +68,5 @@ function countingDraftCalls(db: Database, on: { append: () => void; abort: () =>
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  return { ...db, priceLists };
 }

@@ -44,16 +44,26 @@ function probeWriter(format: string, needs: WriterNeeds, passes = 1): ExportWrit
 /** The real database, with the reads the domain makes counted. */
 function counting(db: Database): { db: Database; calls: Map<string, number> } {
   const calls = new Map<string, number>();
-  const counted = new Proxy(db, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.set(String(name), (calls.get(String(name)) ?? 0) + 1);
-        return value.apply(target, args);
-      };
-    },
-  });
+  /** Each repository's methods counted as `repository.method`. */
+  const countedRepository = <T extends object>(repositoryName: string, repository: T): T =>
+    new Proxy(repository, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const counted = `${repositoryName}.${String(name)}`;
+          calls.set(counted, (calls.get(counted) ?? 0) + 1);
+          return value.apply(target, args);
+        };
+      },
+    });
+  const counted: Database = {
+    ...db,
+    stores: countedRepository('stores', db.stores),
+    keys: countedRepository('keys', db.keys),
+    profiles: countedRepository('profiles', db.profiles),
+    priceLists: countedRepository('priceLists', db.priceLists),
+  };
   return { db: counted, calls };
 }
 
@@ -87,13 +97,13 @@ for (const dialect of DIALECTS) {
       const writer = probeWriter('probe', { fields: 'columns', categories: false });
       const exports = createExportService({ db, writers: { formats: { probe: writer }, summary: writer } });
       const resolved = await exports.resolve(await subject(), request({ profileId: profile.id }));
-      assert.equal(calls.get('getProfile'), 1);
+      assert.equal(calls.get('profiles.get'), 1);
       assert.equal(resolved.variant.profileRevision, profile.revision);
       const { list } = await subject();
       assert.equal(resolved.lastModified.getTime(), Math.max(profile.updated_at.getTime(), list!.published_at.getTime()), 'Last-Modified: the later of publication and profile edit');
       assert.equal(resolved.contentType(), 'text/plain; columns=1');
       await drain(exports.open(resolved));
-      assert.equal(calls.get('getProfile'), 1, 'open reads no profile');
+      assert.equal(calls.get('profiles.get'), 1, 'open reads no profile');
       assert.deepEqual(writer.seen.passes, [['A', 'B', 'C']]);
     });
 
@@ -103,12 +113,12 @@ for (const dialect of DIALECTS) {
       const rich = probeWriter('rich', { fields: 'all', categories: true });
       const exports = createExportService({ db, writers: { formats: { plain, rich }, summary: plain } });
       await drain(exports.open(await exports.resolve(await subject(), request({ format: 'plain' }))));
-      assert.equal(calls.get('getCategories'), undefined, 'no categories for a writer that does not ask');
+      assert.equal(calls.get('priceLists.categories'), undefined, 'no categories for a writer that does not ask');
       assert.deepEqual(plain.seen.meta!.categories, []);
       assert.deepEqual(plain.seen.passes, [['A', 'B', 'C']], 'legacy columns only: no vendor read');
 
       await drain(exports.open(await exports.resolve(await subject(), request({ format: 'rich' }))));
-      assert.equal(calls.get('getCategories'), 1);
+      assert.equal(calls.get('priceLists.categories'), 1);
       assert.deepEqual(rich.seen.meta!.categories.map((c) => c.path), ['Tools', 'Tools / Saws', '']);
       assert.deepEqual(rich.seen.passes, [['A:Acme', 'B', 'C:Bolt']], 'every field read');
     });

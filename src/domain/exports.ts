@@ -4,7 +4,7 @@ import type { RecordReader } from '../model/delimited-record.js';
 import { takesRecordSource, type ExportCategory, type ExportMeta, type ExportWriter, type ExportWriters } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
-import type { LatestPriceList, PriceListRecord, Database, StoreRecord } from '../store/types.js';
+import type { PriceListRecord, Database, StoreRecord } from '../store/types.js';
 import { getProfileForStore } from './profiles.js';
 import { retainedVersion } from './versions.js';
 
@@ -26,7 +26,7 @@ export interface ExportRequest {
   version?: number | null;
 }
 
-/** Whose list: a key lookup's store and latest list, or a row of `latestLists()`. */
+/** Whose list: a key lookup's store and latest list (or the warmer's read of it). */
 export interface ExportSubject {
   store: StoreRecord;
   list: PriceListRecord | null;
@@ -77,8 +77,6 @@ export interface ExportService {
   resolve(subject: ExportSubject, request: ExportRequest): Promise<ResolvedExport>;
   /** The file's bytes, rendered by the variant's writer from the list (read as the writer goes). */
   open(resolved: ResolvedExport): AsyncIterable<Uint8Array>;
-  /** Every store's latest list, in one query (the cache warmer's poll). */
-  latestLists(): Promise<LatestPriceList[]>;
 }
 
 export function createExportService({ db, writers }: { db: Database; writers: ExportWriters }): ExportService {
@@ -145,7 +143,6 @@ export function createExportService({ db, writers }: { db: Database; writers: Ex
     formats,
     resolve,
     open,
-    latestLists: () => db.priceLists.listLatest(),
   };
 }
 

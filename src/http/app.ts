@@ -2,6 +2,8 @@ import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { ExportService } from '../domain/exports.js';
+import { createDemandService, type DemandService } from '../domain/variant-demand.js';
+import type { PublicationWarmer } from '../render-cache/publication-warmer.js';
 import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { Database } from '../domain/records.js';
 import type { Clock, RateCounter } from '../rate-limit/interface.js';
@@ -55,7 +57,10 @@ export interface AppDependencies {
   logStream?: NodeJS.WritableStream;
   /** The process's metrics (src/metrics); no-op by default. */
   metrics?: Metrics;
-  /** The rate limits' clock (the default counters' windows, the gate's outage back-off); tests move it by hand. */
+  /**
+   * The clock (epoch ms) of the rate limits (the default counters' windows, the gate's outage
+   * back-off) and of variant demand (the 7-day window); tests move it by hand.
+   */
   now?: Clock;
 }
 
@@ -101,6 +106,17 @@ export function loggerOptions(config: Readonly<Config>, stream?: NodeJS.Writable
     },
     redact: { paths: ['req.headers', 'req.url', 'req.query', 'req.params', 'headers'], remove: true },
   };
+}
+
+const warmers = new WeakMap<FastifyInstance, PublicationWarmer>();
+const demands = new WeakMap<FastifyInstance, DemandService>();
+
+/** The app's warmer and demand (tests wait for `idle()` and write demand with `flush()` instead of sleeping). */
+export function warmingOf(app: FastifyInstance): { warmer: PublicationWarmer; demand: DemandService } {
+  const warmer = warmers.get(app);
+  const demand = demands.get(app);
+  if (!warmer || !demand) throw new Error('not an app built by buildApp');
+  return { warmer, demand };
 }
 
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -186,11 +202,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       registerMeRoute(scope, db, gate, publicBase, deps.exports.formats);
       registerDeliveriesRoute(scope, db, gate);
       registerBuilderRoute(scope, config);
-      const delivery = { exports: deps.exports, cache: renderCacheOf(scope) };
+      const demand = createDemandService({ db, exports: deps.exports, now: deps.now, onError: () => scope.log.warn('variant demand: a batch was not written') });
+      const delivery = { exports: deps.exports, cache: renderCacheOf(scope), demand };
       registerExportRoutes(scope, db, gate, delivery);
       registerSummaryRoute(scope, db, gate, delivery);
       registerFeedCheckRoute(scope, db, gate);
-      registerExportWarming(scope, delivery);
+      warmers.set(app, registerExportWarming(scope, delivery, demand));
+      demands.set(app, demand);
     },
     { prefix: config.basePath },
   );

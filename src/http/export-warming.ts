@@ -1,30 +1,65 @@
 import type { FastifyInstance } from 'fastify';
-import type { ExportRequest } from '../domain/exports.js';
-import { LatestListWarmer } from '../render-cache/latest-warmer.js';
+import type { DemandService, WarmPlan } from '../domain/variant-demand.js';
+import { PublicationWarmer } from '../render-cache/publication-warmer.js';
 import { cacheKey, renderSource } from './export-cache.js';
 import type { ExportDelivery } from './send-export.js';
 
-/** What the old links ask for: the legacy CSV, no filter, no profile. */
-const LEGACY_CSV: ExportRequest = { endpoint: 'prices', format: null, onlyAvailable: false, profileId: null };
+/**
+ * Renders at once while warming one store: the renders of a list mostly wait on its page reads
+ * (SQLite's page threads, PostgreSQL's process), so two keep both cores of a small host busy
+ * without starving the requests being served.
+ */
+export const WARM_RENDERS_AT_ONCE = 2;
 
 /**
- * "The legacy CSV of a new publication is rendered as it is published, before anyone asks":
- * publications come from other processes too (the CLI, another instance), so this instance
- * polls for new latest lists and pre-renders their legacy CSV into its own cache, one at a time,
- * through the same resolve/open as a request (no key is involved: the subject is `{store, list}`).
+ * "Never render while a fetcher waits" (issue #16): after each publication, by any process, this
+ * instance renders every variant of that store asked for in the last 7 days (on any instance),
+ * newest demand first, into its own cache, with the gzip/br copies they were asked in — through
+ * the same resolve/open as a request (no key is involved: the subject is the store's latest list).
+ * Returns the warmer, whose `idle()` tells tests and the bench that the work is done.
  */
-export function registerExportWarming(app: FastifyInstance, { exports, cache }: ExportDelivery): void {
-  const warmer = new LatestListWarmer({
-    listLatest: async () => (await exports.latestLists()).map(({ store, list }) => ({ storeId: store.id, version: list.version, store, list })),
-    onLatest: (latest) => cache.noteLatest(latest.storeId, latest.version),
-    warm: async ({ store, list }) => {
-      const resolved = await exports.resolve({ store, list }, LEGACY_CSV);
-      // Already cached (asked for before the warmer came round) or rendering: warm() just waits.
-      await cache.warm(cacheKey(resolved.variant), app.metrics.timeRender(resolved.variant.format, renderSource(exports, resolved)));
-      app.metrics.warmerLag((Date.now() - list.published_at.getTime()) / 1000);
+export function registerExportWarming(app: FastifyInstance, { exports, cache }: ExportDelivery, demand: DemandService): PublicationWarmer {
+  // Without the message: a driver's message may quote a statement parameter.
+  const logFailure = (what: string) => (error: unknown) =>
+    app.log.warn({ err: { type: (error as Error).name, code: (error as { code?: string }).code } }, what);
+  const warmOne = async ({ resolved, codings }: WarmPlan) => {
+    const key = cacheKey(resolved.variant);
+    // Already cached or rendering (a request came first): warm() just waits for it.
+    await cache.warm(key, app.metrics.timeRender(resolved.variant.format, renderSource(exports, resolved)));
+    for (const coding of codings) if (coding !== 'identity') cache.want(key, coding);
+  };
+  const warmer = new PublicationWarmer({
+    warm: async (storeId) => {
+      const started = performance.now();
+      const { publishedAt, plans } = await demand.hotExports(storeId);
+      // One line per publication (never per store): what was warmed, and that the work is done.
+      if (plans.length === 0) return void app.log.info({ storeId, variants: 0 }, 'hot variants warmed');
+      const { version } = plans[0].resolved.variant;
+      cache.noteLatest(storeId, version);
+      let next = 0;
+      const worker = async () => {
+        while (next < plans.length) await warmOne(plans[next++]).catch(logFailure('render cache warmer: a variant failed to render'));
+      };
+      await Promise.all(Array.from({ length: Math.min(WARM_RENDERS_AT_ONCE, plans.length) }, worker));
+      if (publishedAt) app.metrics.warmerLag((Date.now() - publishedAt.getTime()) / 1000);
+      app.log.info({ storeId, version, variants: plans.length, ms: Math.round(performance.now() - started) }, 'hot variants warmed');
     },
-    onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error).name } }, 'render cache warmer failed'),
+    onError: logFailure('render cache warmer failed'),
   });
-  app.addHook('onReady', async () => warmer.start());
-  app.addHook('onClose', async () => warmer.stop());
+  const feed = demand.publicationFeed();
+  app.addHook('onReady', async () => {
+    feed.start(
+      (publications) => {
+        for (const p of publications) cache.noteLatest(p.storeId, p.version);
+        warmer.published(publications);
+      },
+      logFailure('publication feed: connection lost, listening again'),
+    );
+  });
+  app.addHook('onClose', async () => {
+    await feed.close();
+    await warmer.stop();
+    await demand.close();
+  });
+  return warmer;
 }

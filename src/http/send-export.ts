@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExportService, ResolvedExport } from '../domain/exports.js';
+import type { DemandService } from '../domain/variant-demand.js';
 import type { RenderCache } from '../render-cache/interface.js';
 import { sendCachedFile } from './cached-file-reply.js';
 import { allTags, notModified, setValidators } from './conditional-request.js';
@@ -10,6 +11,8 @@ import { renderSource, variantIds } from './export-cache.js';
 export interface ExportDelivery {
   exports: ExportService;
   cache: RenderCache;
+  /** Notes each variant served, so a new publication is rendered in it before anyone asks (export-warming.ts). */
+  demand?: Pick<DemandService, 'note'>;
 }
 
 function contentDisposition(fileName: string): string {
@@ -28,8 +31,10 @@ function contentDisposition(fileName: string): string {
  * GET would at that moment (no Content-Length while the file is not rendered). The caller has
  * checked the key: a 304 only ever answers a valid key (CONTRACT §4).
  */
-export async function sendExport(request: FastifyRequest, reply: FastifyReply, { exports, cache }: ExportDelivery, resolved: ResolvedExport): Promise<FastifyReply> {
+export async function sendExport(request: FastifyRequest, reply: FastifyReply, { exports, cache, demand }: ExportDelivery, resolved: ResolvedExport): Promise<FastifyReply> {
   const coding = negotiateEncoding(request.headers['accept-encoding']);
+  // A revalidation is demand too: the fetcher will want the next list in this variant.
+  demand?.note(resolved.variant, coding);
   const { tag, key } = variantIds(resolved.variant);
   const etag = setValidators(reply, tag, coding, resolved.lastModified);
   if (notModified(request, allTags(tag), resolved.lastModified)) return reply.code(304).send();

@@ -17,6 +17,9 @@ import type { DeliveryRepositories } from './delivery-types.js';
 
 /** The §12–§13 seam (delivery-types.ts), named through this file like every other part of the seam. */
 export type * from './delivery-types.js';
+import type { PublicationFeed, VariantDemandRepository } from './warming-types.js';
+
+export type { DemandCoding, Publication, PublicationFeed, VariantDemand, VariantDemandRepository } from './warming-types.js';
 
 export interface StoreRecord {
   id: string;
@@ -182,7 +185,7 @@ export interface ProfileRepository {
 export interface PriceListRepository {
   beginPublication(storeId: string): Promise<PublicationDraft>;
   latest(storeId: string): Promise<PriceListRecord | null>;
-  /** Every store that has published, with its latest list, in one query (the render cache's warmer polls it). */
+  /** Every store that has published, with its latest list, in one query. */
   listLatest(): Promise<LatestPriceList[]>;
   /** The categories with these ids (CategoryRecord.path resolves names and parents). */
   categories(storeId: string, ids: readonly number[]): Promise<CategoryRecord[]>;
@@ -219,5 +222,10 @@ export interface Database {
   journalMode?(): string;
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
+
+  /** The variants asked for lately, shared by every instance (render-cache warming, warming-types.ts). */
+  readonly demand: VariantDemandRepository;
+  /** A feed of publications committed by any process; the caller starts and closes it. */
+  publicationFeed(): PublicationFeed;
 }
 

@@ -7,7 +7,7 @@ import { after, describe, test } from 'node:test';
 import { selectRange } from '../../src/render-cache/byte-ranges.js';
 import { DiskRenderCache } from '../../src/render-cache/disk-cache.js';
 import type { CacheKey } from '../../src/render-cache/interface.js';
-import { LatestListWarmer } from '../../src/render-cache/latest-warmer.js';
+import { PublicationWarmer } from '../../src/render-cache/publication-warmer.js';
 
 const root = mkdtempSync(join(tmpdir(), 'price-export-cache-test-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -157,69 +157,52 @@ describe('selectRange', () => {
   });
 });
 
-describe('LatestListWarmer', () => {
-  test('records what is latest on the first poll, then warms each new version once, newest only', async () => {
-    let lists = [{ storeId: 'a', version: 1 }, { storeId: 'b', version: 4 }];
+describe('PublicationWarmer', () => {
+  test('warms each store once per publication, in arrival order; a repeated event and a store published while waiting are warmed once', async () => {
     const warmed: string[] = [];
-    const warmer = new LatestListWarmer({ listLatest: async () => lists, warm: async (list) => void warmed.push(`${list.storeId}@${list.version}`) });
-    await warmer.poll();
-    assert.deepEqual(warmed, []);
-    lists = [{ storeId: 'a', version: 3 }, { storeId: 'b', version: 4 }, { storeId: 'c', version: 1 }];
-    await warmer.poll();
-    await warmer.poll();
-    assert.deepEqual(warmed, ['a@3', 'c@1']);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const warmer = new PublicationWarmer({
+      warm: async (storeId) => {
+        warmed.push(storeId);
+        if (storeId === 'a') await gate;
+      },
+    });
+    warmer.published([{ storeId: 'a', seq: 1 }]);
+    // While 'a' renders: b, c, b again (a new publication), and 'a'@1 re-read by a catch-up.
+    warmer.published([{ storeId: 'b', seq: 2 }, { storeId: 'c', seq: 3 }, { storeId: 'b', seq: 4 }, { storeId: 'a', seq: 1 }]);
+    release();
+    await warmer.idle();
+    assert.deepEqual(warmed, ['a', 'b', 'c']);
+    warmer.published([{ storeId: 'a', seq: 5 }]);
+    await warmer.idle();
+    assert.deepEqual(warmed, ['a', 'b', 'c', 'a']);
   });
 
-  test('a failing poll or warm is reported and polling goes on; stop waits for the warm in progress', async () => {
-    // The warmer's timer is fired by hand: each `fire()` is one poll, with no waiting on the clock.
-    const pending: { run: () => void; delayMs: number }[] = [];
-    const schedule = (run: () => void, delayMs: number) => {
-      const entry = { run, delayMs };
-      pending.push(entry);
-      return () => void pending.splice(pending.indexOf(entry) >>> 0, pending.includes(entry) ? 1 : 0);
-    };
-    const settle = () => new Promise((resolve) => setImmediate(resolve));
-    const fire = async () => {
-      const next = pending.shift();
-      assert.ok(next, 'a poll is scheduled');
-      next.run();
-      await settle();
-      return next.delayMs;
-    };
-    const errors: string[] = [];
-    let fail = true;
-    let version = 1;
-    let finished = 0;
-    let releaseWarm = () => {};
-    const warmer = new LatestListWarmer({
-      intervalMs: 5,
-      schedule,
-      listLatest: async () => {
-        if (fail) {
-          fail = false;
-          throw new Error('db down');
-        }
-        return [{ storeId: 'a', version: version++ }];
+  test('a failing warm is reported and the next store is warmed; stop waits for the warm in progress and takes nothing more', async () => {
+    const errors: unknown[] = [];
+    const warmed: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const warmer = new PublicationWarmer({
+      warm: async (storeId) => {
+        if (storeId === 'bad') throw new Error('db down');
+        if (storeId === 'slow') await gate;
+        warmed.push(storeId);
       },
-      warm: async () => {
-        await new Promise<void>((resolve) => { releaseWarm = resolve; });
-        finished++;
-      },
-      onError: (_error, stage) => errors.push(stage),
+      onError: (error) => errors.push(error),
     });
-    warmer.start();
-    assert.equal(await fire(), 0, 'the first poll comes at once');
-    assert.deepEqual(errors, ['poll']);
-    assert.equal(await fire(), 5, 'polling goes on after a failed poll, every intervalMs'); // records a@1
-    await fire(); // a@2 is new: its warm starts and waits
-    let stopped = false;
-    const stopping = warmer.stop().then(() => { stopped = true; });
-    await settle();
-    assert.equal(stopped, false, 'stop waits for the warm in progress');
-    releaseWarm();
-    await stopping;
-    assert.equal(finished, 1);
-    assert.deepEqual(pending, [], 'nothing is scheduled after stop');
-    assert.deepEqual(errors, ['poll']);
+    warmer.published([{ storeId: 'bad', seq: 1 }, { storeId: 'good', seq: 2 }]);
+    await warmer.idle();
+    assert.equal(errors.length, 1);
+    assert.deepEqual(warmed, ['good']);
+    warmer.published([{ storeId: 'slow', seq: 3 }, { storeId: 'later', seq: 4 }]);
+    const stopped = warmer.stop();
+    release();
+    await stopped;
+    assert.deepEqual(warmed, ['good', 'slow'], 'the warm in progress finished; the waiting one was dropped');
+    warmer.published([{ storeId: 'after', seq: 5 }]);
+    await warmer.idle();
+    assert.deepEqual(warmed, ['good', 'slow']);
   });
 });

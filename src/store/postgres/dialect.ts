@@ -2,6 +2,7 @@ import pg from 'pg';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { PostgresItems } from './items.js';
+import { PostgresPublicationFeed } from './publication-feed.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
 
 type Client = pg.ClientBase;
@@ -53,7 +54,15 @@ export class PostgresDialect implements SqlDialect {
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
+    this.databaseUrl = databaseUrl;
     this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config) });
+  }
+
+  private readonly databaseUrl: string;
+
+  /** Its own connection, outside the pool: a LISTEN lives as long as its session. */
+  publicationFeed(): PostgresPublicationFeed {
+    return new PostgresPublicationFeed(this.databaseUrl);
   }
 
   async query({ sql, params, request }: Query): Promise<QueryResult> {

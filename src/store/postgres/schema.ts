@@ -170,6 +170,43 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (store_id, client_class, client_address)
   );
   `,
+  // Render-cache warming (issue #16): the variants asked for lately, and a log of publications
+  // (one row per store) whose trigger NOTIFYs in the publication's own transaction, so every
+  // instance LISTENing hears of each commit once, and reads the log after a lost connection.
+  `
+  CREATE TABLE variant_demand (
+    store_id text NOT NULL,
+    endpoint text NOT NULL,
+    format text NOT NULL,
+    profile_id bigint NOT NULL,
+    only_available boolean NOT NULL,
+    coding text NOT NULL,
+    last_asked_at timestamptz NOT NULL,
+    PRIMARY KEY (store_id, endpoint, format, profile_id, only_available, coding)
+  );
+  CREATE INDEX variant_demand_age ON variant_demand(last_asked_at);
+  CREATE TABLE publication_log (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    store_id text NOT NULL,
+    version integer NOT NULL,
+    logged_at timestamptz NOT NULL DEFAULT clock_timestamp()
+  );
+  CREATE INDEX publication_log_store ON publication_log(store_id);
+  CREATE INDEX publication_log_time ON publication_log(logged_at);
+  CREATE FUNCTION log_publication() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    entry publication_log%ROWTYPE;
+  BEGIN
+    DELETE FROM publication_log WHERE store_id = NEW.id;
+    INSERT INTO publication_log (store_id, version) VALUES (NEW.id, NEW.last_version) RETURNING * INTO entry;
+    PERFORM pg_notify('price_export_publication',
+      json_build_object('seq', entry.seq, 'store', NEW.id, 'version', NEW.last_version, 'at', entry.logged_at)::text);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER publication_logged AFTER UPDATE OF latest_price_list_id ON stores FOR EACH ROW
+    WHEN (NEW.latest_price_list_id IS DISTINCT FROM OLD.latest_price_list_id)
+    EXECUTE FUNCTION log_publication();
+  `,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
 import type { PriceItem } from '../../model/price-item.js';
 import type { DuplicateOffer, KeyLookup, ReadItemsOptions, SequencedItem } from '../types.js';
+import type { PublicationFeed } from '../warming-types.js';
 
 /*
  * What the shared SQL base (sql-database.ts and the repositories beside it) needs from a
@@ -91,6 +92,9 @@ export interface SqlDialect {
   /** Starts what exports read on (SQLite: its page threads) before the first export asks. */
   startThreads(): void;
   close(): Promise<void>;
+
+  /** Publications by any process, each dialect's own mechanism (publication-feed.ts in its folder). */
+  publicationFeed(): PublicationFeed;
 
   /** The item paths, each dialect's own mechanism (items.ts in its folder). */
   readonly items: DialectItems;

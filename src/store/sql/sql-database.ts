@@ -8,6 +8,7 @@ import { rowMappers } from './rows.js';
 import { SqlStoreRepository } from './stores.js';
 import { SqlVersionRepository } from './versions.js';
 import { deliveryRepositories } from './delivery-repositories.js';
+import { SqlVariantDemandRepository } from './variant-demand.js';
 
 /** The one SQL implementation of the seam; a dialect supplies only what differs. */
 export function sqlDatabase(dialect: SqlDialect): Database {
@@ -21,6 +22,8 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     priceLists: new SqlPriceListRepository(d, map),
     versions: new SqlVersionRepository(d, map),
     deliveries: deliveryRepositories(d),
+    demand: new SqlVariantDemandRepository(d),
+    publicationFeed: () => dialect.publicationFeed(),
     migrate: () => d.migrate(),
     ping: () => dialect.ping(),
     pendingMigrations: () => dialect.pendingMigrations(),

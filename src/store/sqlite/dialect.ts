@@ -6,6 +6,7 @@ import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { changeSignal } from './change-signal.js';
 import { SqliteItems } from './items.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
+import { SqlitePublicationFeed } from './publication-feed.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { AppendThread, PageWorkers, WriteThread } from './store-threads.js';
 
@@ -42,6 +43,7 @@ export class SqliteDialect implements SqlDialect {
     // The CLI may publish while the server runs: wait for the other writer instead of failing.
     this.db.pragma('busy_timeout = 10000');
     this.keyLookups = new KeyLookupCache(changeSignal(this.db, path));
+    this.path = path;
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path);
@@ -53,6 +55,12 @@ export class SqliteDialect implements SqlDialect {
       pageRunner: { workers: this.pageWorkers, runHere: (sql, values) => prepare(sql).pluck().get(values) },
       appendThread: this.appendThread,
     });
+  }
+
+  private readonly path: string;
+
+  publicationFeed(): SqlitePublicationFeed {
+    return new SqlitePublicationFeed(this.db, this.path);
   }
 
   private prepare(sql: string): Database.Statement {

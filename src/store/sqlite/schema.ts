@@ -174,4 +174,32 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (store_id, client_class, client_address)
   );
   `,
+  // Render-cache warming (issue #16): the variants asked for lately, and a log of publications
+  // (one row per store, written by a trigger in the publication's transaction, so a commit by
+  // any process is in it) that the warmer reads after the WAL-index header tells of a commit.
+  `
+  CREATE TABLE variant_demand (
+    store_id TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    format TEXT NOT NULL,
+    profile_id INTEGER NOT NULL,
+    only_available INTEGER NOT NULL,
+    coding TEXT NOT NULL,
+    last_asked_at INTEGER NOT NULL,
+    PRIMARY KEY (store_id, endpoint, format, profile_id, only_available, coding)
+  ) WITHOUT ROWID;
+  CREATE INDEX variant_demand_age ON variant_demand(last_asked_at);
+  CREATE TABLE publication_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    store_id TEXT NOT NULL,
+    version INTEGER NOT NULL
+  );
+  CREATE INDEX publication_log_store ON publication_log(store_id);
+  CREATE TRIGGER publication_logged AFTER UPDATE OF latest_price_list_id ON stores
+    WHEN NEW.latest_price_list_id IS NOT OLD.latest_price_list_id
+  BEGIN
+    DELETE FROM publication_log WHERE store_id = NEW.id;
+    INSERT INTO publication_log (store_id, version) VALUES (NEW.id, NEW.last_version);
+  END;
+  `,
 ];

@@ -55,6 +55,7 @@ try {
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
   const rates = { on: [] as number[], off: [] as number[] };
+  const problems: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate which goes first, so neither always runs right after the other's burst.
     const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
@@ -63,7 +64,8 @@ try {
       const s = which === 'on' ? on : off;
       const cpuBefore = cpuSeconds(s.pid);
       const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag } });
-      if (run.errors.length > 0) throw new Error(`${which}: ${run.errors.join('; ')}`);
+      // A few wrk timeouts on a loaded machine are reported, not fatal; the ratio still compares like with like.
+      if (run.errors.length > 0) problems.push(`round ${round + 1} ${which}: ${run.errors.join('; ')}`);
       result[which] = { rps: run.requestsPerSecond, cpuPerRequest: (cpuSeconds(s.pid) - cpuBefore) / (run.requestsPerSecond * SECONDS) };
       rates[which].push(run.requestsPerSecond);
     }
@@ -74,6 +76,7 @@ try {
   const fmt = (n: number) => n.toFixed(3);
   console.log(`304/s with the ledger on ÷ off: median ${fmt(median(ratios))}× (min–max ${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}) over ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
   console.log(`per CPU-second of the server (requests per CPU-second, on ÷ off): median ${fmt(median(cpuRatios))}× (min–max ${fmt(Math.min(...cpuRatios))}–${fmt(Math.max(...cpuRatios))})`);
+  for (const problem of problems) console.log(`wrk: ${problem}`);
   console.log(`medians: on ${Math.round(median(rates.on))}/s, off ${Math.round(median(rates.off))}/s`);
 
   // The ledger did record: every 304 of the "on" server is in it (a second for the last batch).

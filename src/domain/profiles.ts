@@ -96,7 +96,8 @@ export async function putProfile(db: Database, storeId: string, raw: unknown, id
  */
 export async function getProfileForStore(db: Database, storeId: string, id: number): Promise<Profile> {
   const exact = Number.isSafeInteger(id) && id > 0;
-  const profile = await db.profiles.get(exact ? id : 0);
-  if (!profile || profile.store_id !== storeId) throw new AppError('profile_not_found', exact ? `no export profile ${id} for this key` : 'no such export profile for this key');
+  // By (store, id) in one query: another store's id misses in the database like an unknown one.
+  const profile = await db.profiles.get(storeId, exact ? id : 0);
+  if (!profile) throw new AppError('profile_not_found', exact ? `no export profile ${id} for this key` : 'no such export profile for this key');
   return profile;
 }

@@ -257,12 +257,13 @@ for (const dialect of DIALECTS) {
         const renamed = { ...PROFILE, name: 'Маркет 🛒', columns: [{ field: 'attributes.цвет', title: 'Цвет' }] };
         const replaced = await db.profiles.put(storeId, renamed, created.id);
         assert.deepEqual(replaced, { ...renamed, id: created.id, store_id: storeId, revision: 2, updated_at: replaced!.updated_at });
-        assert.deepEqual(await db.profiles.get(created.id), replaced);
+        assert.deepEqual(await db.profiles.get(storeId, created.id), replaced);
 
         assert.equal(await db.profiles.put(other, PROFILE, created.id), null);
         assert.equal(await db.profiles.put(storeId, PROFILE, 999_999_999), null);
-        assert.deepEqual(await db.profiles.get(created.id), replaced);
-        assert.equal(await db.profiles.get(999_999_999), null);
+        assert.deepEqual(await db.profiles.get(storeId, created.id), replaced);
+        assert.equal(await db.profiles.get(storeId, 999_999_999), null);
+        assert.equal(await db.profiles.get(other, created.id), null, 'another store\'s id misses like an unknown one');
       });
 
       it('lists the profiles of one store in id order, ids unique across stores', async () => {

@@ -178,7 +178,11 @@ export interface KeyRepository {
 export interface ProfileRepository {
   /** Creates a profile, or replaces profile `id` of the same store (revision + 1). Null when `id` is not this store's. */
   put(storeId: string, definition: ProfileDefinition, id?: number): Promise<Profile | null>;
-  get(id: number): Promise<Profile | null>;
+  /**
+   * Store `storeId`'s profile `id`, or null. Looked up by (store, id) in one query, so another
+   * store's id and an unknown id miss alike, with the same work (no timing tells them apart).
+   */
+  get(storeId: string, id: number): Promise<Profile | null>;
   list(storeId: string): Promise<Profile[]>;
 }
 

@@ -144,6 +144,32 @@ for (const dialect of DIALECTS) {
       assert.equal(typeof delimited.seen.records, 'function');
     });
 
+    test('another store\u2019s profile id misses in the database exactly like an unknown id: one look-up by (store, id), no row read', async () => {
+      await storeWithKey(testDb.db, 'svc-other');
+      const foreign = await putProfile(testDb.db, 'svc-other', { name: 'theirs', columns: [{ field: 'offer_id', title: 'SKU' }] });
+      const lookups: { args: unknown[]; found: boolean }[] = [];
+      const profiles = new Proxy(testDb.db.profiles, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (name !== 'get') return typeof value === 'function' ? value.bind(target) : value;
+          return async (...args: unknown[]) => {
+            const row = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            lookups.push({ args, found: row !== null });
+            return row;
+          };
+        },
+      });
+      const db = Object.assign(Object.create(Object.getPrototypeOf(testDb.db)), testDb.db, { profiles }) as Database;
+      const writer = probeWriter('probe', { fields: 'columns', categories: false });
+      const exports = createExportService({ db, writers: { formats: { probe: writer }, summary: writer } });
+      await assert.rejects(exports.resolve(await subject(), request({ profileId: foreign.id })), { code: 'profile_not_found' });
+      await assert.rejects(exports.resolve(await subject(), request({ profileId: foreign.id + 1_000_000 })), { code: 'profile_not_found' });
+      assert.deepEqual(lookups, [
+        { args: ['svc-shop', foreign.id], found: false },
+        { args: ['svc-shop', foreign.id + 1_000_000], found: false },
+      ]);
+    });
+
     test('the profile is checked before the price list (CONTRACT §3), and a list is required', async () => {
       const writer = probeWriter('probe', { fields: 'columns', categories: false });
       const exports = createExportService({ db: testDb.db, writers: { formats: { probe: writer }, summary: writer } });

@@ -20,8 +20,8 @@ export class SqlProfileRepository implements ProfileRepository {
     return rows[0] ? this.map.profile(rows[0]) : null;
   }
 
-  async get(id: number): Promise<Profile | null> {
-    const { rows } = await this.d.query({ sql: 'SELECT * FROM profiles WHERE id = ?', params: [id], request: true });
+  async get(storeId: string, id: number): Promise<Profile | null> {
+    const { rows } = await this.d.query({ sql: 'SELECT * FROM profiles WHERE id = ? AND store_id = ?', params: [id, storeId], request: true });
     return rows[0] ? this.map.profile(rows[0]) : null;
   }
 

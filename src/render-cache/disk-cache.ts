@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createCompressor } from './compression.js';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from './private-directory.js';
-import { FollowStream, type FollowedFile } from './follow-stream.js';
+import { FollowStream, isDiskFailure, type FollowedFile } from './follow-stream.js';
 import type { CacheKey, Coding, OpenCachedFile, RenderCache, RenderCacheStats, RenderSource } from './interface.js';
 
 /** Default bound of one instance's cache: a few hundred variants of a 10k-item list, or ten of a 1M-item one. */
@@ -45,7 +45,12 @@ export interface DiskRenderCacheOptions {
   /** Bound on the small files also held in memory (default {@link DEFAULT_MEMORY_BYTES}; 0: none). */
   memoryBytes?: number;
   log?: CacheLogger;
+  /** The clock of the disk-full back-off (a seam for tests). */
+  now?: () => number;
 }
+
+/** After the cache's disk fails, renders skip it this long before it is tried again. */
+export const DISK_FAILURE_BYPASS_MS = 30_000;
 
 class Entry implements FollowedFile {
   state: 'rendering' | 'ready' | 'failed' = 'rendering';
@@ -134,8 +139,14 @@ export class DiskRenderCache implements RenderCache {
   private evictions = 0;
   private serial = 0;
   private closed = false;
+  /** Until then new renders skip the disk (it was full); see noteDiskFailure. */
+  private bypassUntil = 0;
+  /** The disk failure was logged and no render has succeeded since: it is not logged again. */
+  private diskFailureLogged = false;
+  private readonly now: () => number;
 
   constructor(options: DiskRenderCacheOptions = {}) {
+    this.now = options.now ?? Date.now;
     const root = options.root ?? DEFAULT_CACHE_ROOT;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.memoryMax = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
@@ -167,8 +178,9 @@ export class DiskRenderCache implements RenderCache {
   }
 
   read(key: CacheKey, source: RenderSource): Readable {
-    if (this.closed) return Readable.from(source.body(), { objectMode: false });
-    return new FollowStream(this.acquire(key, source), () => this.acquire(key, source));
+    // Closed, or its disk full a moment ago: the render streams straight to the client.
+    if (this.closed || this.now() < this.bypassUntil) return Readable.from(source.body(), { objectMode: false });
+    return new FollowStream(this.acquire(key, source), () => this.acquire(key, source), () => source.body());
   }
 
   want(key: CacheKey, coding: Copy): void {
@@ -276,6 +288,7 @@ export class DiskRenderCache implements RenderCache {
       entry.tail = null;
       entry.state = 'ready';
       entry.wake();
+      this.diskFailureLogged = false;
       this.log?.info(
         { store: entry.key.storeId, version: entry.key.version, variant: entry.key.id.slice(0, entry.key.id.indexOf('-') + 17), bytes: entry.written, ms: Math.round(performance.now() - started) },
         'export rendered',
@@ -289,9 +302,22 @@ export class DiskRenderCache implements RenderCache {
       entry.wake();
       await handle?.close().catch(() => undefined);
       this.drop(entry);
-      this.log?.warn({ store: entry.key.storeId, version: entry.key.version, err: { type: (error as Error).name } }, 'export render failed');
+      if (isDiskFailure(error)) this.noteDiskFailure(error as NodeJS.ErrnoException);
+      else this.log?.warn({ store: entry.key.storeId, version: entry.key.version, err: { type: (error as Error).name } }, 'export render failed');
       throw error;
     }
+  }
+
+  /**
+   * The disk is full (or failing): the followers of the failed render make it again without the
+   * cache (FollowStream), new renders skip the disk for DISK_FAILURE_BYPASS_MS, and the failure
+   * is logged once, not per request, until a render is kept again.
+   */
+  private noteDiskFailure(error: NodeJS.ErrnoException): void {
+    this.bypassUntil = this.now() + DISK_FAILURE_BYPASS_MS;
+    if (this.diskFailureLogged) return;
+    this.diskFailureLogged = true;
+    this.log?.warn({ dir: this.dir, err: { code: error.code } }, 'render cache disk full or failing: exports are streamed without the cache');
   }
 
   private touch(entry: Entry): void {

@@ -28,11 +28,19 @@ export class FollowStream extends Readable {
   private handle: FileHandle | null = null;
   private position = 0;
   private pumping = false;
+  /** The render made again without the cache, after the cache's disk failed (see pump). */
+  private uncached: AsyncIterator<Uint8Array> | null = null;
+  /** Bytes of the uncached render still to skip: this reader had them from the file already. */
+  private skip = 0;
 
-  /** `reopen` gives the entry again when its file vanished (evicted between lookup and open). */
+  /**
+   * `reopen` gives the entry again when its file vanished (evicted between lookup and open);
+   * `uncached` renders the same bytes again without the cache, for when its disk is full.
+   */
   constructor(
     private file: FollowedFile,
     private readonly reopen: () => FollowedFile,
+    private readonly uncached_?: () => AsyncIterable<Uint8Array>,
   ) {
     super({ highWaterMark: CHUNK_BYTES });
   }
@@ -44,6 +52,7 @@ export class FollowStream extends Readable {
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
+      if (this.uncached) return await this.pumpUncached();
       if (!this.handle) {
         const handle = await this.openHandle();
         if (this.destroyed) return void (await handle.close());
@@ -74,9 +83,36 @@ export class FollowStream extends Readable {
         await this.file.progress();
       }
     } catch (error) {
+      // The cache's disk is full (or failing): the same bytes are made again without it (a
+      // render is deterministic, one ETag names one byte sequence), skipping what this reader
+      // already had, so the download completes instead of being cut at the disk's size.
+      if (isDiskFailure(error) && this.uncached_ && !this.uncached && !this.destroyed) {
+        this.skip = this.position;
+        this.uncached = this.uncached_()[Symbol.asyncIterator]();
+        await this.handle?.close().catch(() => undefined);
+        this.handle = null;
+        this.pumping = false;
+        return await this.pump();
+      }
       this.destroy(error as Error);
     } finally {
       this.pumping = false;
+    }
+  }
+
+  private async pumpUncached(): Promise<void> {
+    for (;;) {
+      if (this.destroyed) return;
+      const step = await this.uncached!.next();
+      if (step.done) return void this.push(null);
+      let chunk = step.value;
+      if (this.skip > 0) {
+        const dropped = Math.min(this.skip, chunk.byteLength);
+        this.skip -= dropped;
+        chunk = chunk.subarray(dropped);
+        if (chunk.byteLength === 0) continue;
+      }
+      if (!this.push(chunk)) return;
     }
   }
 
@@ -94,10 +130,18 @@ export class FollowStream extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // An uncached render in progress lets go of its database reader.
+    void this.uncached?.return?.().catch(() => undefined);
     const handle = this.handle;
     this.handle = null;
     // FileHandle.close waits for a read in progress on it.
     if (handle) handle.close().then(() => callback(error), () => callback(error));
     else callback(error);
   }
+}
+
+/** Errors of the cache's disk (full, over quota, read-only, failing), not of the render. */
+export function isDiskFailure(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS' || code === 'EIO';
 }

@@ -67,7 +67,8 @@ for (const dialect of DIALECTS) {
     const cliPublish = (storeId: string, list: unknown[]) => {
       const file = join(tmp, `${storeId}-${Math.random().toString(36).slice(2)}.ndjson`);
       writeFileSync(file, list.map((item) => JSON.stringify(item)).join('\n') + '\n');
-      return runCli(['publish', '--store', storeId, file], { DATABASE_URL: db.url });
+      // --force: each list here replaces the whole catalogue on purpose; the guard (§10) would hold it.
+      return runCli(['publish', '--store', storeId, file, '--force'], { DATABASE_URL: db.url });
     };
 
     test('a publication by the command line (another process) is rendered in every variant and coding asked for, before anyone asks', async () => {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { issueKey } from '../../src/domain/keys.js';
 import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
-import { publishPriceList } from '../../src/domain/publishing.js';
+import { publishPriceList, type PublishOptions } from '../../src/domain/publishing.js';
 import { createStore } from '../../src/domain/stores.js';
 import { buildPublicApp } from '../../src/composition.js';
 import type { AppDependencies } from '../../src/http/app.js';
@@ -85,7 +85,7 @@ export function findKeyLeaks(): string[] {
   return leaks;
 }
 
-export async function publishJson(db: Database, storeId: string, items: unknown, format: SourceFormat = 'json'): Promise<PriceListRecord> {
+export async function publishJson(db: Database, storeId: string, items: unknown, format: SourceFormat = 'json', options: PublishOptions = {}): Promise<PriceListRecord> {
   const text = typeof items === 'string' ? items : JSON.stringify(items);
-  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(text)]), format));
+  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(text)]), format), options);
 }

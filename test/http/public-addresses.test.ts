@@ -32,7 +32,6 @@ const PUBLIC_ADDRESSES: readonly PublicAddress[] = [
   { name: 'the price list by query', path: '/api/export/latest', request: (key) => ({ url: key === null ? '/api/export/latest' : `/api/export/latest?key=${encodeURIComponent(key)}`, headers: {} }) },
   { name: 'the feed check', path: '/api/export/check', request: (key) => ({ url: key === null ? '/api/export/check?format=yml' : `/api/export/check?format=yml&key=${encodeURIComponent(key)}`, headers: {} }) },
   { name: 'the summary matrix', path: '/WebApi/SummaryExportLatestGet/{api_key}', request: (key) => ({ url: `/WebApi/SummaryExportLatestGet/${encodeURIComponent(key ?? '')}`, headers: {} }) },
-  { name: 'the feed check', path: '/api/export/check', request: (key) => ({ url: key === null ? '/api/export/check?format=yml' : `/api/export/check?format=yml&key=${encodeURIComponent(key)}`, headers: {} }) },
 ];
 
 const STORE_LIMIT = 3;

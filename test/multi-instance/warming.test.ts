@@ -48,7 +48,8 @@ describe('hot variants are pre-rendered on every instance after a publication on
     return json;
   };
   const publish = (tag: string) =>
-    admin('POST', `/admin/stores/${SHOP}/price-lists`,
+    // ?force=true: each list replaces the whole catalogue on purpose (the guard of §10 would hold it).
+    admin('POST', `/admin/stores/${SHOP}/price-lists?force=true`,
       Array.from({ length: 2000 }, (_, i) => JSON.stringify({ offer_id: `${tag}-${i}`, name: `Item ${i}`, price: (10 + i / 100).toFixed(2), quantity: i % 3, category: `G${i % 5}` })).join('\n') + '\n',
       'application/x-ndjson');
 

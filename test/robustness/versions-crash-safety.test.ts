@@ -41,7 +41,7 @@ interface State {
 const LATEST_SQL = 'SELECT p.id, p.version, p.item_count, COALESCE(p.items_of, p.id) AS items FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = $1';
 const SERVED_SQL = 'SELECT count(*) AS n, COALESCE(sum(price), 0) AS sum FROM price_items WHERE price_list_id = $1';
 const PENDING_SQL = 'SELECT count(*) AS n FROM quarantined_items WHERE price_list_id = $1';
-const VERSIONS_SQL = "SELECT version FROM price_lists WHERE store_id = $1 AND status = 'published' AND NOT held AND retired_at IS NULL ORDER BY version";
+const VERSIONS_SQL = "SELECT version FROM price_lists WHERE store_id = $1 AND status = 'published' AND held = 0 AND retired_at IS NULL ORDER BY version";
 
 /** The same SQL on both dialects (`$1` becomes `?` on SQLite). */
 async function readState(run: (sql: string, ...params: unknown[]) => Promise<Record<string, unknown>[]>): Promise<State> {

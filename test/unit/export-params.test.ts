@@ -21,8 +21,8 @@ function refusal(query: Record<string, unknown>, allowed?: readonly ('csv' | 'xl
 
 describe('parseExportParams', () => {
   test('nothing given: the defaults', () => {
-    assert.deepEqual(parseExportParams({}), { format: null, onlyAvailable: false, profileId: null });
-    assert.deepEqual(parseExportParams(undefined), { format: null, onlyAvailable: false, profileId: null });
+    assert.deepEqual(parseExportParams({}), { format: null, onlyAvailable: false, profileId: null, version: null });
+    assert.deepEqual(parseExportParams(undefined), { format: null, onlyAvailable: false, profileId: null, version: null });
   });
 
   test('format in any case; an empty value counts as absent; the first of repeated values counts', () => {

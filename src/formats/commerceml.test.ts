@@ -4,12 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { CommerceMlOffersParser } from 'commerceml-parser';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import { profileColumns } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME } from '../model/profile.js';
 import { catalogId, commercemlWriter } from './commerceml.js';
-import { buildMeta, fixturePath, legacySample, plainItem, renderToBuffer } from '../../test/support/format-items.js';
+import { buildMeta, fixturePath, legacySample, plainItem, renderToBuffer, textXmlParser } from '../../test/support/format-items.js';
 
 const SCHEMA = fileURLToPath(fixturePath('commerceml-2.08.xsd'));
 
@@ -23,15 +23,7 @@ function assertSchemaValid(text: string): void {
   }
 }
 
-const xml = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  htmlEntities: true,
-  isArray: (name) => name === 'Предложение',
-});
+const xml = textXmlParser('Предложение');
 
 interface XmlOffer {
   Ид: string;

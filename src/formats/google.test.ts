@@ -4,18 +4,10 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { profileColumns } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import { googleWriter } from './google.js';
-import { buildMeta, legacySample, plainItem, renderToBuffer } from '../../test/support/format-items.js';
+import { buildMeta, legacySample, plainItem, renderToBuffer, textXmlParser } from '../../test/support/format-items.js';
 
 // An RSS reader's view: namespaced names kept as written (`g:price`), entities resolved.
-const rss = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  htmlEntities: true,
-  isArray: (name) => name === 'item',
-});
+const rss = textXmlParser('item');
 const ordered = new XMLParser({ preserveOrder: true, ignoreAttributes: true });
 
 type GoogleItem = Record<string, string>;

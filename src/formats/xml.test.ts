@@ -2,19 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { profileColumns } from '../model/columns.js';
-import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer } from '../../test/support/format-items.js';
+import { buildMeta, collectChunks, inBatches, legacySample, normalizeItem, renderToBuffer, textXmlParser } from '../../test/support/format-items.js';
 import { escapeAttribute, escapeText, xmlName, xmlWriter } from './xml.js';
 
 // htmlEntities decodes numeric references (&#13;) as any XML parser does.
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  htmlEntities: true,
-  isArray: (name) => name === 'item',
-});
+const parser = textXmlParser('item');
 const orderedParser = new XMLParser({ preserveOrder: true, ignoreAttributes: true });
 
 type Item = Record<string, string>;

@@ -2,6 +2,7 @@
  * Test-only helpers for the format writers: a minimal normalizer for the fixture items
  * (the real one lives with publishing), an ExportMeta builder, and byte collection.
  */
+import { XMLParser } from 'fast-xml-parser';
 import { readFileSync } from 'node:fs';
 import { LEGACY_COLUMNS, type ExportColumn } from '../../src/model/columns.js';
 import { parseMoney, type Cents } from '../../src/model/money.js';
@@ -142,4 +143,21 @@ export async function renderToBuffer(writer: ExportWriter, items: readonly Price
 /** An item with only the required fields and everything optional absent. */
 export function plainItem(overrides: Partial<PriceItem> = {}): PriceItem {
   return { ...normalizeItem({ offer_id: 'X-1', name: 'Item', price: 1 }), ...overrides };
+}
+
+/**
+ * An XML reader that keeps every value as written (no number or boolean guessing, no trimming,
+ * entities and numeric references resolved, attributes under `@name`), with `repeated` always
+ * read as an array: the view the XML, Google and CommerceML writer tests check our bytes with.
+ */
+export function textXmlParser(repeated: string): XMLParser {
+  return new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: false,
+    htmlEntities: true,
+    isArray: (name) => name === repeated,
+  });
 }

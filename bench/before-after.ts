@@ -11,7 +11,7 @@
  * Not part of `npm run bench` (it builds a second tree); its output goes into RESULTS.md by hand.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -58,7 +58,9 @@ function run(command: string, commandArgs: string[], cwd: string): string {
 /** Builds a tree into its own output folder (tsc emits even past a type error; the entry decides). */
 function build(tree: string, out: string): string {
   spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(tree, 'tsconfig.build.json'), '--outDir', out, '--sourceMap', 'false'], { cwd: tree, stdio: 'ignore' });
-  if (existsSync(join(tree, 'scripts/copy-assets.mjs'))) spawnSync(process.execPath, [join(tree, 'scripts/copy-assets.mjs'), out], { cwd: tree, stdio: 'ignore' });
+  // The page assets (real files since the redesign); older copy-assets scripts knew only dist/.
+  const assets = join(tree, 'src/http/pages/assets');
+  if (existsSync(assets)) cpSync(assets, join(out, 'http/pages/assets'), { recursive: true });
   const entry = join(out, 'cli', 'index.js');
   if (!existsSync(entry)) throw new Error(`the build of ${tree} has no ${entry}`);
   return entry;

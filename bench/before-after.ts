@@ -6,7 +6,7 @@
  * every round; the figure is the median of the per-round ratios now ÷ before (> 1: faster
  * now), with min–max, printed as BENCH-RESULT lines (bench/lib/bench-result.ts).
  *
- *   node --import tsx bench/before-after.ts --before <commit> [--after <commit>] [--rounds 5] [--quick] [--seconds 5]
+ *   node --import tsx bench/before-after.ts --before <commit> [--after <commit>] [--rounds 5] [--quick] [--seconds 5] [--only 304,publishing]
  *
  * Not part of `npm run bench` (it builds a second tree); its output goes into RESULTS.md by hand.
  */
@@ -15,6 +15,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { rawItem } from './bench-data.js';
 import { download } from './http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from './lib/bench-result.js';
 import { startServer, type ServerProcess } from './server-process.js';
@@ -28,10 +29,12 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '5' },
     quick: { type: 'boolean', default: false },
+    // Only the figures whose name contains one of these words (comma-separated), e.g. "304,publishing".
+    only: { type: 'string' },
   },
 });
 if (!args.before) {
-  console.error('usage: node --import tsx bench/before-after.ts --before <commit> [--after <commit>] [--rounds 5] [--quick] [--seconds 5]');
+  console.error('usage: node --import tsx bench/before-after.ts --before <commit> [--after <commit>] [--rounds 5] [--quick] [--seconds 5] [--only 304,publishing]');
   process.exit(2);
 }
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -132,6 +135,7 @@ async function cachedLoad(side: Side, revalidate: boolean): Promise<number> {
 }
 
 async function figure(name: string, unit: string, measure: (side: Side) => Promise<number>, before: Side, now: Side): Promise<void> {
+  if (args.only && !args.only.split(',').some((word) => name.includes(word))) return;
   const rounds = await alternatingRounds(ROUNDS, () => measure(now), () => measure(before));
   const ratio = median(roundRatios({ ...rounds, higherIsBetter: true }));
   emitResult({
@@ -169,13 +173,25 @@ try {
   }
   await figure('repeat downloads of a cached 10,000-item CSV, 32 connections', 'req/s', (side) => cachedLoad(side, false), before, now);
   await figure('304 revalidations, 32 connections', 'req/s', (side) => cachedLoad(side, true), before, now);
+  // Publication as a repricer runs it: the built CLI on an NDJSON file, into a fresh database
+  // (so the guard has no predecessor to compare with), the whole process timed.
+  const items = join(work, 'items.ndjson');
+  writeFileSync(items, Array.from({ length: PUBLISH_COUNT }, (_, i) => JSON.stringify(rawItem(i))).join('\n') + '\n');
   let publication = 0;
   await figure(
-    `publishing ${PUBLISH_COUNT.toLocaleString('en-US')} items through the store API (bench-data), SQLite`,
+    `publishing ${PUBLISH_COUNT.toLocaleString('en-US')} items with the built CLI (NDJSON file, whole process), SQLite`,
     'items/s',
     async (side) => {
-      const { seconds } = fill(side.tree, `sqlite:${join(work, `publish-${side.name}-${publication++}.db`)}`, { p: PUBLISH_COUNT });
-      return PUBLISH_COUNT / seconds.p;
+      const env = { ...process.env, DATABASE_URL: `sqlite:${join(work, `publish-${side.name}-${publication++}.db`)}` };
+      const cli = (...cliArgs: string[]) => {
+        const result = spawnSync(process.execPath, [side.entry, ...cliArgs], { cwd: side.tree, env, encoding: 'utf8' });
+        if (result.status !== 0) throw new Error(`${side.name}: ${cliArgs.join(' ')}: ${result.stderr}`);
+      };
+      cli('migrate');
+      cli('store', 'create', '--id', 'p', '--name', 'P');
+      const started = performance.now();
+      cli('publish', '--store', 'p', items);
+      return PUBLISH_COUNT / ((performance.now() - started) / 1000);
     },
     before,
     now,

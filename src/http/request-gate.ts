@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { KeyLookup } from '../domain/records.js';
-import type { Clock, RateCounter, WindowCount } from '../rate-limit/interface.js';
+import type { Clock, RateCounter } from '../rate-limit/interface.js';
 
 /** CONTRACT §8 counts per minute. */
 const WINDOW_MS = 60_000;
@@ -36,9 +36,9 @@ const isWrongKey = (error: unknown) => isAppError(error) && (error.code === 'inv
 
 /**
  * Admits a key holder's request (CONTRACT §8): a client over its failed-key limit is refused
- * before its key is looked at (so a guesser cannot tell a right key from a wrong one once
- * limited); a wrong key counts against the client, never against a store; an accepted key
- * counts against its store's quota, shared by all the store's keys.
+ * whatever its key (so a guesser cannot tell a right key from a wrong one once limited); a wrong
+ * key counts against the client, never against a store; an accepted key counts against its
+ * store's quota, shared by all the store's keys.
  *
  * When the counters cannot be reached (Redis down or slow), the gate fails OPEN: requests are
  * admitted without limits and a warning is logged. The limits protect the service from abuse;
@@ -61,11 +61,12 @@ export class RequestGate {
   async admit(request: FastifyRequest, authenticate: () => Promise<KeyLookup>): Promise<KeyLookup> {
     const clientKey = `fail:${request.ip}`;
     const failLimit = this.limits.authFailsPerClientPerMin;
-    const fails = await this.count(request, () => this.counter.peek(clientKey, WINDOW_MS));
-    if (fails && fails.count >= failLimit) {
-      throw this.limited(request, 'too many wrong API keys from this address', { policy: 'auth-fail', limit: failLimit, remaining: 0, resetInMs: fails.resetInMs });
-    }
 
+    // Counted first, then decided (red-team finding #20.5): a limit read before the key is looked
+    // up lets a burst of guesses sent at once all pass the read together, a right key among them.
+    // So every decision is taken on a count made after the lookup: a wrong key on its own atomic
+    // INCR (of any burst, only the first AUTH_FAIL_LIMIT_PER_MIN wrong keys get their 401), a right
+    // key on the client's wrong keys counted by the time its lookup ended.
     let lookup: KeyLookup;
     try {
       lookup = await authenticate();
@@ -74,7 +75,7 @@ export class RequestGate {
       const used = await this.count(request, () => this.counter.hit(clientKey, WINDOW_MS));
       if (used) {
         const quota: QuotaReport = { policy: 'auth-fail', limit: failLimit, remaining: Math.max(0, failLimit - used.count), resetInMs: used.resetInMs };
-        // Concurrent guesses can pass the peek together; past the limit they all get 429 alike.
+        // Past the limit a wrong key gets the 429 a right key would: a limited guesser learns nothing.
         if (used.count > failLimit) throw this.limited(request, 'too many wrong API keys from this address', quota);
         request.rateLimit = quota;
       }
@@ -82,17 +83,23 @@ export class RequestGate {
     }
 
     const storeLimit = this.limits.perStorePerMin;
-    const used = await this.count(request, () => this.counter.hit(`store:${lookup.store.id}`, WINDOW_MS));
-    if (used) {
-      const quota: QuotaReport = { policy: 'store', limit: storeLimit, remaining: Math.max(0, storeLimit - used.count), resetInMs: used.resetInMs };
-      if (used.count > storeLimit) throw this.limited(request, 'too many requests for this store', quota);
+    // One atomic step: the client's wrong keys so far and, unless they reached the limit, the store's hit
+    // (a refused right key does not use up its store's quota).
+    const counts = await this.count(request, () => this.counter.hitUnlessOver(`store:${lookup.store.id}`, clientKey, failLimit, WINDOW_MS));
+    if (counts) {
+      const { hit, guard: fails } = counts;
+      if (hit === null) {
+        throw this.limited(request, 'too many wrong API keys from this address', { policy: 'auth-fail', limit: failLimit, remaining: 0, resetInMs: fails.resetInMs });
+      }
+      const quota: QuotaReport = { policy: 'store', limit: storeLimit, remaining: Math.max(0, storeLimit - hit.count), resetInMs: hit.resetInMs };
+      if (hit.count > storeLimit) throw this.limited(request, 'too many requests for this store', quota);
       request.rateLimit = quota;
     }
     return lookup;
   }
 
   /** A count, or null when the counters cannot be reached (fail open, see the class comment). */
-  private async count(request: FastifyRequest, read: () => Promise<WindowCount>): Promise<WindowCount | null> {
+  private async count<T>(request: FastifyRequest, read: () => Promise<T>): Promise<T | null> {
     if (this.now() < this.skipCountersUntil) {
       this.uncountedChecks++;
       return null;

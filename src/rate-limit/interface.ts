@@ -14,6 +14,11 @@ export interface RateCounter {
   hit(key: string, windowMs: number): Promise<WindowCount>;
   /** The current count without adding to it. */
   peek(key: string, windowMs: number): Promise<WindowCount>;
+  /**
+   * In one atomic step (one Redis round trip): reads `guardKey`'s count and, unless it has reached
+   * `guardLimit`, counts one hit for `hitKey` (`hit` is null when it was not counted).
+   */
+  hitUnlessOver(hitKey: string, guardKey: string, guardLimit: number, windowMs: number): Promise<{ hit: WindowCount | null; guard: WindowCount }>;
   close(): Promise<void>;
 }
 

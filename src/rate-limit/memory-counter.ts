@@ -15,6 +15,11 @@ export class MemoryCounter implements RateCounter {
     return this.count(key, windowMs, 0);
   }
 
+  async hitUnlessOver(hitKey: string, guardKey: string, guardLimit: number, windowMs: number): Promise<{ hit: WindowCount | null; guard: WindowCount }> {
+    const guard = this.count(guardKey, windowMs, 0);
+    return { hit: guard.count >= guardLimit ? null : this.count(hitKey, windowMs, 1), guard };
+  }
+
   async close(): Promise<void> {
     this.windows.clear();
   }

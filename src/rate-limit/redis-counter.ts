@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type Result } from 'ioredis';
 import type { Clock, RateCounter, WindowCount } from './interface.js';
 
 /**
@@ -11,6 +11,25 @@ import type { Clock, RateCounter, WindowCount } from './interface.js';
 const COMMAND_TIMEOUT_MS = 500;
 const CONNECT_TIMEOUT_MS = 2_000;
 const MAX_RECONNECT_DELAY_MS = 2_000;
+
+/**
+ * KEYS[1] is counted (INCR, then its expiry) unless KEYS[2] has reached ARGV[1]; returns
+ * {KEYS[1]'s count or -1 when not counted, KEYS[2]'s count}. A script, so that the read and the
+ * count are one step no other instance's command can come between.
+ */
+const HIT_UNLESS_OVER = `
+local guarded = tonumber(redis.call('GET', KEYS[2]) or '0')
+if guarded >= tonumber(ARGV[1]) then return {-1, guarded} end
+local hits = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {hits, guarded}
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    hitUnlessOver(hitKey: string, guardKey: string, guardLimit: number, expireMs: number): Result<[number, number], Context>;
+  }
+}
 
 /**
  * Counters shared by every instance: one Redis key per (name, window), INCR then PEXPIRE in one
@@ -39,6 +58,7 @@ export class RedisCounter implements RateCounter {
     // ioredis reports every failed reconnect as an 'error' event and prints unhandled ones to the
     // console; the gate logs the outage once through the service's logger instead.
     redis.on('error', () => {});
+    redis.defineCommand('hitUnlessOver', { numberOfKeys: 2, lua: HIT_UNLESS_OVER });
     await redis.connect().catch(() => undefined);
     return new RedisCounter(redis, now);
   }
@@ -51,14 +71,25 @@ export class RedisCounter implements RateCounter {
     return this.count(key, windowMs, false);
   }
 
+  async hitUnlessOver(hitKey: string, guardKey: string, guardLimit: number, windowMs: number): Promise<{ hit: WindowCount | null; guard: WindowCount }> {
+    const { name, resetInMs } = this.window(hitKey, windowMs);
+    const [hits, guarded] = await this.redis.hitUnlessOver(name, this.window(guardKey, windowMs).name, guardLimit, windowMs + 1000);
+    return { hit: hits < 0 ? null : { count: hits, resetInMs }, guard: { count: guarded, resetInMs } };
+  }
+
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  private async count(key: string, windowMs: number, add: boolean): Promise<WindowCount> {
+  /** The Redis key of `key`'s current window (windows are aligned to the clock). */
+  private window(key: string, windowMs: number): { name: string; resetInMs: number } {
     const now = this.now();
     const start = now - (now % windowMs);
-    const name = `${key}:${start}`;
+    return { name: `${key}:${start}`, resetInMs: start + windowMs - now };
+  }
+
+  private async count(key: string, windowMs: number, add: boolean): Promise<WindowCount> {
+    const { name, resetInMs } = this.window(key, windowMs);
     let count: number;
     if (add) {
       // The key outlives its window by a second so a late INCR near the boundary cannot recreate it without a TTL.
@@ -69,6 +100,6 @@ export class RedisCounter implements RateCounter {
     } else {
       count = Number((await this.redis.get(name)) ?? 0);
     }
-    return { count, resetInMs: start + windowMs - now };
+    return { count, resetInMs };
   }
 }

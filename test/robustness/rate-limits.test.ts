@@ -161,7 +161,7 @@ describe('rate limits (in-memory counters)', () => {
       assertQuota(response, 'auth-fail', FAIL_LIMIT, FAIL_LIMIT - i);
     }
     assertLimited(await call(gate.app, exportUrl(wrong), guesser), 'auth-fail', FAIL_LIMIT);
-    // Once limited, the guesser is refused before its key is looked at: a right key cannot be told from a wrong one.
+    // Once limited, the guesser's right key is refused like a wrong one and does not use up the store's quota.
     assertLimited(await call(gate.app, exportUrl(key), guesser), 'auth-fail', FAIL_LIMIT);
     // The store whose key was guessed at still has its whole quota.
     const owner = await call(gate.app, exportUrl(key), newClient());
@@ -244,7 +244,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     assertQuota(owner, 'store', STORE_LIMIT, STORE_LIMIT - 1);
   });
 
-  /** How many times the gate asked the counters (hit or peek), so far. */
+  /** How many times the gate asked the counters (hit, peek or hitUnlessOver), so far. */
   interface AskedCounter { counter: RedisCounter; asks(): number }
 
   function countingAsks(counter: RedisCounter): AskedCounter {
@@ -252,7 +252,7 @@ describe('rate limits shared through Redis', { skip: REDIS_URL ? false : 'PRICE_
     const counted = new Proxy(counter, {
       get(target, property) {
         const value = Reflect.get(target, property, target);
-        if (property !== 'hit' && property !== 'peek') return typeof value === 'function' ? value.bind(target) : value;
+        if (property !== 'hit' && property !== 'peek' && property !== 'hitUnlessOver') return typeof value === 'function' ? value.bind(target) : value;
         return (...args: unknown[]) => { asks++; return (value as (...a: unknown[]) => unknown).apply(target, args); };
       },
     });

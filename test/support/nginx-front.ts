@@ -70,8 +70,12 @@ export function frontConfig(options: NginxFrontOptions, port: number, dir: strin
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header X-Request-Id $request_id;
+      proxy_buffering off;
+      proxy_read_timeout 300s;
+      proxy_next_upstream error timeout http_502 http_503;
     }
 ${accel ? `
     # ACCEL_REDIRECT_PREFIX=${accel.prefix}: files of the render cache (CACHE_DIR), reachable only

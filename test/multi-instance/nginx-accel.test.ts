@@ -93,7 +93,7 @@ describe('nginx sends cached files through X-Accel-Redirect after the instance c
 
   /** GETs until the variant is a cache hit at both instances (the render and its gzip/br copy are done). */
   async function cached(path: string, coding: string): Promise<void> {
-    const headers = coding === 'identity' ? {} : { 'accept-encoding': coding };
+    const headers: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
     await until(`${path} (${coding}) cached`, async () => {
       const direct = await raw(`${accel.base}${path}`, headers);
       return direct.headers['x-accel-redirect'] !== undefined;
@@ -110,7 +110,7 @@ describe('nginx sends cached files through X-Accel-Redirect after the instance c
     ];
     for (const { path, coding } of variants) {
       await cached(path, coding);
-      const headers = coding === 'identity' ? {} : { 'accept-encoding': coding };
+      const headers: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
       const direct = await raw(`${accel.base}${path}`, headers);
       // What the instance answers nginx: an empty body, and where the file is; nothing else of the file.
       assert.equal(direct.status, 200);

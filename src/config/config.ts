@@ -149,7 +149,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (cacheDir !== undefined && !cacheDir.startsWith('/')) problems.push(`CACHE_DIR must be an absolute path, got "${cacheDir}"`);
 
   const accelRedirectPrefix = read('ACCEL_REDIRECT_PREFIX') ?? null;
-  if (accelRedirectPrefix !== null && !/^(\/[A-Za-z0-9._~-]+)+\/$/.test(accelRedirectPrefix)) {
+  if (accelRedirectPrefix !== null && !/^(\/(?!\.+\/)[A-Za-z0-9._~-]+)+\/$/.test(accelRedirectPrefix)) {
     problems.push(`ACCEL_REDIRECT_PREFIX must be a location like /_cache/ (letters, digits, . _ ~ -, ending in /), got "${accelRedirectPrefix}"`);
   }
   const warmScope = read('WARM_SCOPE') ?? 'fleet';

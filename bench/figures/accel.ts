@@ -13,15 +13,17 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchStore } from '../bench-data.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
-import { startServer } from '../server-process.js';
+import { cpuSeconds, startServer as startProfiled } from '../server-process.js';
 import { wrk } from '../wrk.js';
 import { openDatabase } from '../../src/store/factory.js';
+import { freePort, startServer } from '../../test/multi-instance/processes.js';
 import { startNginxFront } from '../../test/support/nginx-front.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const rounds = Number(args[args.indexOf('--rounds') + 1]) || 5;
+/** The service's LOG_LEVEL: info (the default) writes one line per request. */
+const logLevel = args.includes('--log-level') ? args[args.indexOf('--log-level') + 1] : 'info';
 const ITEMS = quick ? 30_000 : 100_000;
 const SECONDS = quick ? 3 : 8;
 const CONNECTIONS = 32;
@@ -29,6 +31,7 @@ const PREFIX = '/_cache/';
 /** As wrk asks: fetch would ask for gzip and br. */
 const IDENTITY = { headers: { 'accept-encoding': 'identity' } };
 
+const ROOT = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'pe-bench-accel-'));
 try {
   const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
@@ -40,12 +43,13 @@ try {
   const cacheDir = join(dir, 'cache');
   const staticDir = join(dir, 'static');
   mkdirSync(staticDir);
-  const service = await startServer({
-    command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')],
-    databaseUrl,
-    cwd: ROOT,
-    env: { CACHE_DIR: cacheDir, ACCEL_REDIRECT_PREFIX: PREFIX },
-  });
+  const env = { CACHE_DIR: cacheDir, ACCEL_REDIRECT_PREFIX: PREFIX };
+  // --cpu-prof-dir DIR: a V8 profile of the service over the whole run (written when it stops; LOG_LEVEL=info).
+  const service = args.includes('--cpu-prof-dir')
+    ? await startProfiled({ command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof-dir') + 1]}`] })
+    : await startServer(await freePort(), {
+      DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: logLevel, RATE_LIMIT_PER_MIN: '1000000', AUTH_FAIL_LIMIT_PER_MIN: '1000000', ...env,
+    });
   const upstream = new URL(service.base).host;
   const front = await startNginxFront(join(dir, 'nginx'), { upstreams: [upstream], accel: { prefix: PREFIX, cacheDir }, staticDir });
   try {
@@ -66,8 +70,17 @@ try {
     if (!Buffer.from(await reference.arrayBuffer()).equals(body)) throw new Error('the static copy differs');
 
     const errors: string[] = [];
+    // What limits the figure: the service's CPU per handed-off request, taken from the two cores
+    // that wrk and nginx's worker otherwise share.
+    let serviceCpu = 0;
+    let handedOff = 0;
     const run = async (url: string, side: string) => {
+      const cpuBefore = cpuSeconds(service.child.pid!);
       const result = await wrk(url, { connections: CONNECTIONS, seconds: SECONDS });
+      if (url.includes('/api/')) {
+        serviceCpu += cpuSeconds(service.child.pid!) - cpuBefore;
+        handedOff += result.requestsPerSecond * SECONDS;
+      }
       errors.push(...result.errors.map((e) => `${side}: ${e}`));
       console.error(`${side}: ${result.requestsPerSecond.toFixed(1)} req/s, p99 ${result.latencyP99}`);
       return result.requestsPerSecond;
@@ -84,7 +97,7 @@ try {
       referenceName: 'the same nginx serving the same bytes as a static file (sendfile)',
       goal: '≥ 0.9×',
       met: ratio >= 0.9,
-      notes: `wrk ${SECONDS} s per round, one nginx worker, one service process (tsx), SQLite; load average ${load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end${errors.length ? `; errors: ${errors.join('; ')}` : ''}`,
+      notes: `wrk ${SECONDS} s per round, one nginx worker, one service process (tsx, LOG_LEVEL=${logLevel}), SQLite; the service used ${((serviceCpu / handedOff) * 1000).toFixed(2)} ms of CPU per hand-off; load average ${load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end${errors.length ? `; errors: ${errors.join('; ')}` : ''}`,
     });
   } finally {
     await front.stop();

@@ -55,6 +55,18 @@ export interface Config {
   idleTimeoutSeconds: number;
   /** The render cache's root (CACHE_DIR); null: `price-export-cache` under the OS temp folder. */
   cacheDir: string | null;
+  /**
+   * ACCEL_REDIRECT_PREFIX: with nginx in front on the same host, finished files are handed to
+   * nginx by `X-Accel-Redirect: <prefix><file under CACHE_DIR>` (an `internal` location, e.g.
+   * `/_cache/`); null (the default): this process sends them.
+   */
+  accelRedirectPrefix: string | null;
+  /**
+   * WARM_SCOPE: after a publication, an instance renders the store's variants asked for on any
+   * instance (`fleet`, the default) or only those it served itself (`instance`: for a fleet
+   * whose load balancer routes each key to one instance).
+   */
+  warmScope: 'fleet' | 'instance';
   // Operations (issue #21).
   /** METRICS=off turns metrics off; on (the default) they are served where metricsPort / the admin API says. */
   metrics: boolean;
@@ -136,6 +148,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const cacheDir = read('CACHE_DIR');
   if (cacheDir !== undefined && !cacheDir.startsWith('/')) problems.push(`CACHE_DIR must be an absolute path, got "${cacheDir}"`);
 
+  const accelRedirectPrefix = read('ACCEL_REDIRECT_PREFIX') ?? null;
+  if (accelRedirectPrefix !== null && !/^(\/(?!\.+\/)[A-Za-z0-9._~-]+)+\/$/.test(accelRedirectPrefix)) {
+    problems.push(`ACCEL_REDIRECT_PREFIX must be a location like /_cache/ (letters, digits, . _ ~ -, ending in /), got "${accelRedirectPrefix}"`);
+  }
+  const warmScope = read('WARM_SCOPE') ?? 'fleet';
+  if (warmScope !== 'fleet' && warmScope !== 'instance') problems.push(`WARM_SCOPE must be fleet or instance, got "${warmScope}"`);
+
   const allowedHostsText = read('ALLOWED_HOSTS');
   const allowedHosts = allowedHostsText?.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '') ?? null;
   for (const host of allowedHosts ?? []) {
@@ -169,6 +188,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
     cacheDir: cacheDir ?? null,
+    accelRedirectPrefix,
+    warmScope: warmScope === 'instance' ? 'instance' : 'fleet',
     allowedHosts,
     maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     idleTimeoutSeconds: integer('IDLE_TIMEOUT_SECONDS', 120, 1, 86_400),

@@ -39,8 +39,11 @@ export interface DemandService {
   note(variant: ExportVariant, coding: DemandCoding): void;
   /** Writes the asks noted and not yet written (tests call it; otherwise it runs on its own). */
   flush(): Promise<void>;
-  /** The store's hot variants of its latest list, newest demand first (none when nothing is hot or published). */
-  hotExports(storeId: string): Promise<HotExports>;
+  /**
+   * The store's hot variants of its latest list, newest demand first (none when nothing is hot
+   * or published); with `servedHere`, only those this instance served since it started (WARM_SCOPE=instance).
+   */
+  hotExports(storeId: string, options?: { servedHere?: boolean }): Promise<HotExports>;
   /** A feed of publications by any process (store/warming-types.ts). */
   publicationFeed(): PublicationFeed;
   /** Writes what is pending and stops the timer. */
@@ -56,6 +59,8 @@ const variantId = (d: Omit<VariantDemand, 'lastAskedAt'>): string =>
  */
 export class DemandRecorder {
   private readonly written = new Map<string, number>();
+  /** Every variant (and coding) this instance served, whether or not its row was written. */
+  private readonly served = new Set<string>();
   private pending = new Map<string, VariantDemand>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -70,6 +75,10 @@ export class DemandRecorder {
   note(variant: ExportVariant, coding: DemandCoding): void {
     const demand = { storeId: variant.storeId, endpoint: variant.endpoint, format: variant.format, profileId: variant.profileId, onlyAvailable: variant.onlyAvailable, coding };
     const id = variantId(demand);
+    if (!this.served.has(id)) {
+      if (this.served.size >= MAX_REMEMBERED) this.served.clear();
+      this.served.add(id);
+    }
     const at = this.now();
     const last = this.written.get(id);
     if (last !== undefined && Math.abs(at - last) < DEMAND_REFRESH_MS) return;
@@ -105,6 +114,11 @@ export class DemandRecorder {
     return this.flushing;
   }
 
+  /** This instance served the variant in that coding (since it started, or since the memory last filled). */
+  servedHere(demand: Omit<VariantDemand, 'lastAskedAt'>): boolean {
+    return this.served.has(variantId(demand));
+  }
+
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -122,8 +136,9 @@ export function createDemandService({ db, exports, now = Date.now, onError }: {
 }): DemandService {
   const recorder = new DemandRecorder(db.demand, now, onError);
 
-  async function hotExports(storeId: string): Promise<HotExports> {
-    const rows = await db.demand.hot(storeId, new Date(now() - HOT_FOR_MS));
+  async function hotExports(storeId: string, { servedHere = false }: { servedHere?: boolean } = {}): Promise<HotExports> {
+    const hot = await db.demand.hot(storeId, new Date(now() - HOT_FOR_MS));
+    const rows = servedHere ? hot.filter((row) => recorder.servedHere(row)) : hot;
     if (rows.length === 0) return { publishedAt: null, plans: [] };
     const [store, list] = await Promise.all([db.stores.get(storeId), db.priceLists.latest(storeId)]);
     if (!store || !list) return { publishedAt: null, plans: [] };
@@ -150,7 +165,7 @@ export function createDemandService({ db, exports, now = Date.now, onError }: {
   return {
     note: (variant, coding) => recorder.note(variant, coding),
     flush: () => recorder.flush(),
-    hotExports,
+    hotExports: (storeId, options) => hotExports(storeId, options),
     publicationFeed: () => db.publicationFeed(),
     close: () => recorder.close(),
   };

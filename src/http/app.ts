@@ -203,11 +203,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       registerDeliveriesRoute(scope, db, gate);
       registerBuilderRoute(scope, config);
       const demand = createDemandService({ db, exports: deps.exports, now: deps.now, onError: () => scope.log.warn('variant demand: a batch was not written') });
-      const delivery = { exports: deps.exports, cache: renderCacheOf(scope), demand };
+      const delivery = { exports: deps.exports, cache: renderCacheOf(scope), demand, accelRedirectPrefix: config.accelRedirectPrefix };
       registerExportRoutes(scope, db, gate, delivery);
       registerSummaryRoute(scope, db, gate, delivery);
       registerFeedCheckRoute(scope, db, gate);
-      warmers.set(app, registerExportWarming(scope, delivery, demand));
+      warmers.set(app, registerExportWarming(scope, delivery, demand, config.warmScope));
       demands.set(app, demand);
     },
     { prefix: config.basePath },

@@ -16,9 +16,11 @@ export const WARM_RENDERS_AT_ONCE = 2;
  * instance renders every variant of that store asked for in the last 7 days (on any instance),
  * newest demand first, into its own cache, with the gzip/br copies they were asked in — through
  * the same resolve/open as a request (no key is involved: the subject is the store's latest list).
+ * With WARM_SCOPE=instance, only the variants this instance served itself: behind a load
+ * balancer that routes each key to one instance, the others would render them for nobody.
  * Returns the warmer, whose `idle()` tells tests and the bench that the work is done.
  */
-export function registerExportWarming(app: FastifyInstance, { exports, cache }: ExportDelivery, demand: DemandService): PublicationWarmer {
+export function registerExportWarming(app: FastifyInstance, { exports, cache }: ExportDelivery, demand: DemandService, scope: 'fleet' | 'instance' = 'fleet'): PublicationWarmer {
   // Without the message: a driver's message may quote a statement parameter.
   const logFailure = (what: string) => (error: unknown) =>
     app.log.warn({ err: { type: (error as Error).name, code: (error as { code?: string }).code } }, what);
@@ -31,7 +33,7 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
   const warmer = new PublicationWarmer({
     warm: async (storeId) => {
       const started = performance.now();
-      const { publishedAt, plans } = await demand.hotExports(storeId);
+      const { publishedAt, plans } = await demand.hotExports(storeId, { servedHere: scope === 'instance' });
       // One line per publication (never per store): what was warmed, and that the work is done.
       if (plans.length === 0) return void app.log.info({ storeId, variants: 0 }, 'hot variants warmed');
       const { version } = plans[0].resolved.variant;

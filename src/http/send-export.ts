@@ -13,6 +13,12 @@ export interface ExportDelivery {
   cache: RenderCache;
   /** Notes each variant served, so a new publication is rendered in it before anyone asks (export-warming.ts). */
   demand?: Pick<DemandService, 'note'>;
+  /**
+   * ACCEL_REDIRECT_PREFIX: with nginx in front on the same host, a finished file is not sent
+   * by this process but handed to nginx (`X-Accel-Redirect: <prefix><file>`), which sends it
+   * with sendfile and answers byte ranges itself. Null (the default): this process sends it.
+   */
+  accelRedirectPrefix?: string | null;
 }
 
 function contentDisposition(fileName: string): string {
@@ -31,7 +37,7 @@ function contentDisposition(fileName: string): string {
  * GET would at that moment (no Content-Length while the file is not rendered). The caller has
  * checked the key: a 304 only ever answers a valid key (CONTRACT §4).
  */
-export async function sendExport(request: FastifyRequest, reply: FastifyReply, { exports, cache, demand }: ExportDelivery, resolved: ResolvedExport): Promise<FastifyReply> {
+export async function sendExport(request: FastifyRequest, reply: FastifyReply, { exports, cache, demand, accelRedirectPrefix }: ExportDelivery, resolved: ResolvedExport): Promise<FastifyReply> {
   const coding = negotiateEncoding(request.headers['accept-encoding']);
   // A revalidation is demand too: the fetcher will want the next list in this variant.
   demand?.note(resolved.variant, coding);
@@ -43,6 +49,13 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, {
 
   // The variant's version is the store's latest at this request's key lookup.
   cache.noteLatest(key.storeId, key.version);
+  if (accelRedirectPrefix && request.method === 'GET') {
+    const located = cache.locate(key, coding);
+    if (located) {
+      request.server.metrics.cacheHit(resolved.variant.format);
+      return handToNginx(reply, accelRedirectPrefix + located.path, located.contentType);
+    }
+  }
   const cached = await cache.open(key, coding);
   request.server.metrics[cached ? 'cacheHit' : 'cacheMiss'](resolved.variant.format);
   if (cached) return sendCachedFile(request, reply, cached, etag);
@@ -54,4 +67,18 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, {
   if (coding === 'identity') return reply.code(200).send(source);
   cache.want(key, coding);
   return reply.code(200).send(compressStream(source, coding));
+}
+
+/**
+ * The answer nginx turns into the file (docs/running-several-instances.md, "Large repeats
+ * through nginx"): the key, the scopes, the rate limits and the conditional headers have been
+ * checked; nginx follows X-Accel-Redirect to its `internal` location over CACHE_DIR and sends
+ * the file with its own Content-Length, Accept-Ranges and byte ranges. It keeps Content-Type,
+ * Content-Disposition and Cache-Control from this answer by itself; the documented location
+ * copies ETag, Last-Modified, Content-Encoding, Vary and the security headers from it (nginx
+ * would otherwise drop them, or put its own file-based ETag and Last-Modified in their place).
+ * The body is empty: nginx discards it anyway.
+ */
+function handToNginx(reply: FastifyReply, location: string, contentType: string): FastifyReply {
+  return reply.code(200).header('Content-Type', contentType).header('X-Accel-Redirect', location).send();
 }

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync } from 'node:fs';
 import { open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createCompressor } from './compression.js';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from './private-directory.js';
 import { FollowStream, isDiskFailure, type FollowedFile } from './follow-stream.js';
-import type { CacheKey, Coding, OpenCachedFile, RenderCache, RenderCacheStats, RenderSource } from './interface.js';
+import type { CacheKey, Coding, LocatedCachedFile, OpenCachedFile, RenderCache, RenderCacheStats, RenderSource } from './interface.js';
 
 /** Default bound of one instance's cache: a few hundred variants of a 10k-item list, or ten of a 1M-item one. */
 export const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
@@ -175,6 +175,15 @@ export class DiskRenderCache implements RenderCache {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+  }
+
+  locate(key: CacheKey, coding: Coding): LocatedCachedFile | null {
+    const entry = this.entries.get(key.id);
+    if (!entry || entry.state !== 'ready') return null;
+    const size = coding === 'identity' ? entry.written : entry.copies.get(coding);
+    if (size === undefined) return null;
+    this.touch(entry);
+    return { path: `${basename(this.dir)}/${basename(entry.path(coding))}`, size, contentType: entry.contentType };
   }
 
   read(key: CacheKey, source: RenderSource): Readable {

@@ -26,6 +26,14 @@ export type OpenCachedFile = {
   contentType: string;
 } & ({ buffer: Buffer; handle: null } | { buffer: null; handle: FileHandle });
 
+/** A finished cache file by its place under the cache's root. */
+export interface LocatedCachedFile {
+  /** `<instance directory>/<file>`: letters, digits, `-`, `_` and `.` only. */
+  path: string;
+  size: number;
+  contentType: string;
+}
+
 /** How to make a variant's identity bytes; the cache calls `body` at most once per entry. */
 export interface RenderSource {
   contentType: string;
@@ -63,6 +71,13 @@ export interface RenderCache {
    * is still rendering, or has no copy in that coding yet (`want` then schedules one).
    */
   open(key: CacheKey, coding: Coding): Promise<OpenCachedFile | null>;
+  /**
+   * Where the finished file of `coding` for `key` lies, relative to the cache's root (CACHE_DIR),
+   * without opening it: for a front server that sends it itself (X-Accel-Redirect, README
+   * "Large repeats through nginx"). Null as `open` would be. The name is made of a digest of
+   * the variant and a counter: no store, key or list appears in it.
+   */
+  locate(key: CacheKey, coding: Coding): LocatedCachedFile | null;
   /**
    * The identity bytes of `key` as a stream: the finished file, the render in progress
    * (followed as it is written), or a new render of `source`. Concurrent callers share one render.

@@ -12,6 +12,10 @@ export class NoRenderCache implements RenderCache {
     return null;
   }
 
+  locate(): null {
+    return null;
+  }
+
   read(_key: CacheKey, source: RenderSource): Readable {
     this.renders++;
     return Readable.from(source.body(), { objectMode: false });

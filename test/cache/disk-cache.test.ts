@@ -50,6 +50,32 @@ describe('DiskRenderCache', () => {
     await cache.close();
   });
 
+  test('locate names a finished file and its copies under the root, and nothing while rendering or after a newer list', async () => {
+    const cache = new DiskRenderCache({ root });
+    const calls = { count: 0 };
+    assert.equal(cache.locate(key('loc', 'secret-shop'), 'identity'), null);
+    const reading = text(cache.read(key('loc', 'secret-shop'), slowRender(20, 1_000, calls)));
+    assert.equal(cache.locate(key('loc', 'secret-shop'), 'identity'), null, 'not while rendering');
+    await reading;
+    await cache.idle();
+    const located = cache.locate(key('loc', 'secret-shop'), 'identity');
+    assert.ok(located);
+    assert.equal(located.size, 20_000);
+    assert.equal(located.contentType, 'text/plain');
+    assert.match(located.path, /^[0-9]+-[0-9a-f]{8}\/loc-\d+$/);
+    assert.equal(statSync(join(root, located.path)).size, 20_000);
+    assert.ok(!located.path.includes('secret-shop'));
+    assert.equal(cache.locate(key('loc', 'secret-shop'), 'gzip'), null, 'no copy yet');
+    cache.want(key('loc', 'secret-shop'), 'gzip');
+    await until(async () => cache.locate(key('loc', 'secret-shop'), 'gzip') !== null);
+    const gzip = cache.locate(key('loc', 'secret-shop'), 'gzip');
+    assert.equal(gzip?.path, `${located.path}.gz`);
+    assert.equal(statSync(join(root, gzip!.path)).size, gzip!.size);
+    cache.noteLatest('secret-shop', 2);
+    assert.equal(cache.locate(key('loc', 'secret-shop'), 'identity'), null, 'superseded');
+    await cache.close();
+  });
+
   test('a failed render fails its readers, leaves nothing behind, and the next read renders again', async () => {
     const cache = new DiskRenderCache({ root });
     let attempts = 0;

@@ -73,4 +73,16 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
     assert.match(problemsOf({ PORT: '-1' })[0], /PORT must be an integer from 0 to 65535, got "-1"/);
   });
+
+  test('ACCEL_REDIRECT_PREFIX: off by default, a location ending in /; WARM_SCOPE: fleet or instance', () => {
+    assert.equal(loadConfig({}).accelRedirectPrefix, null);
+    assert.equal(loadConfig({ ACCEL_REDIRECT_PREFIX: '/_cache/' }).accelRedirectPrefix, '/_cache/');
+    assert.equal(loadConfig({ ACCEL_REDIRECT_PREFIX: '/internal/price-export/' }).accelRedirectPrefix, '/internal/price-export/');
+    for (const bad of ['/_cache', '_cache/', '/a b/', '/../', 'http://x/']) {
+      assert.match(problemsOf({ ACCEL_REDIRECT_PREFIX: bad })[0] ?? '', /^ACCEL_REDIRECT_PREFIX must be a location like \/_cache\//, bad);
+    }
+    assert.equal(loadConfig({}).warmScope, 'fleet');
+    assert.equal(loadConfig({ WARM_SCOPE: 'instance' }).warmScope, 'instance');
+    assert.match(problemsOf({ WARM_SCOPE: 'mine' })[0], /^WARM_SCOPE must be fleet or instance/);
+  });
 });

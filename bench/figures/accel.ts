@@ -1,0 +1,108 @@
+/*
+ * Issue #18, goal 4: repeat downloads of a large cached CSV (100k items, ~7.7 MB) through nginx
+ * in front of the service in the X-Accel-Redirect mode (ACCEL_REDIRECT_PREFIX; the instance checks
+ * the key and conditions, nginx sends the file with sendfile) versus the same nginx serving the
+ * same bytes as a static file. One nginx process (one worker) serves both, with the configuration
+ * docs/running-several-instances.md documents (test/support/nginx-front.ts). wrk, 32 connections,
+ * alternating rounds. Goal ≥ 0.9×.
+ *
+ *   node --import tsx bench/figures/accel.ts [--rounds 5] [--quick]
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchStore } from '../bench-data.js';
+import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
+import { cpuSeconds, startServer as startProfiled } from '../server-process.js';
+import { wrk } from '../wrk.js';
+import { openDatabase } from '../../src/store/factory.js';
+import { freePort, startServer } from '../../test/multi-instance/processes.js';
+import { startNginxFront } from '../../test/support/nginx-front.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const rounds = Number(args[args.indexOf('--rounds') + 1]) || 5;
+/** The service's LOG_LEVEL: info (the default) writes one line per request. */
+const logLevel = args.includes('--log-level') ? args[args.indexOf('--log-level') + 1] : 'info';
+const ITEMS = quick ? 30_000 : 100_000;
+const SECONDS = quick ? 3 : 8;
+const CONNECTIONS = 32;
+const PREFIX = '/_cache/';
+/** As wrk asks: fetch would ask for gzip and br. */
+const IDENTITY = { headers: { 'accept-encoding': 'identity' } };
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'pe-bench-accel-'));
+try {
+  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+  const db = await openDatabase(databaseUrl);
+  await db.migrate();
+  const key = await benchStore(db, 'bench-accel', ITEMS);
+  await db.close();
+
+  const cacheDir = join(dir, 'cache');
+  const staticDir = join(dir, 'static');
+  mkdirSync(staticDir);
+  const env = { CACHE_DIR: cacheDir, ACCEL_REDIRECT_PREFIX: PREFIX };
+  // --cpu-prof-dir DIR: a V8 profile of the service over the whole run (written when it stops; LOG_LEVEL=info).
+  const service = args.includes('--cpu-prof-dir')
+    ? await startProfiled({ command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${args[args.indexOf('--cpu-prof-dir') + 1]}`] })
+    : await startServer(await freePort(), {
+      DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: logLevel, RATE_LIMIT_PER_MIN: '1000000', AUTH_FAIL_LIMIT_PER_MIN: '1000000', ...env,
+    });
+  const upstream = new URL(service.base).host;
+  const front = await startNginxFront(join(dir, 'nginx'), { upstreams: [upstream], accel: { prefix: PREFIX, cacheDir }, staticDir });
+  try {
+    const path = `/api/export/latest?key=${key}&format=csv`;
+    // The first request renders; once the file is finished the instance hands it off.
+    for (let i = 0; ; i++) {
+      const direct = await fetch(`${service.base}${path}`, IDENTITY);
+      await direct.arrayBuffer();
+      if (direct.headers.get('x-accel-redirect')) break;
+      if (i > 400) throw new Error('the export was never cached');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const through = await fetch(`${front.base}${path}`, IDENTITY);
+    const body = Buffer.from(await through.arrayBuffer());
+    if (through.status !== 200 || Number(through.headers.get('content-length')) !== body.length) throw new Error(`not a hand-off: ${through.status}`);
+    writeFileSync(join(staticDir, 'prices.csv'), body);
+    const reference = await fetch(`${front.base}/static/prices.csv`, IDENTITY);
+    if (!Buffer.from(await reference.arrayBuffer()).equals(body)) throw new Error('the static copy differs');
+
+    const errors: string[] = [];
+    // What limits the figure: the service's CPU per handed-off request, taken from the two cores
+    // that wrk and nginx's worker otherwise share.
+    let serviceCpu = 0;
+    let handedOff = 0;
+    const run = async (url: string, side: string) => {
+      const cpuBefore = cpuSeconds(service.child.pid!);
+      const result = await wrk(url, { connections: CONNECTIONS, seconds: SECONDS });
+      if (url.includes('/api/')) {
+        serviceCpu += cpuSeconds(service.child.pid!) - cpuBefore;
+        handedOff += result.requestsPerSecond * SECONDS;
+      }
+      errors.push(...result.errors.map((e) => `${side}: ${e}`));
+      console.error(`${side}: ${result.requestsPerSecond.toFixed(1)} req/s, p99 ${result.latencyP99}`);
+      return result.requestsPerSecond;
+    };
+    const load = loadavg()[0];
+    const measured = await alternatingRounds(rounds, () => run(`${front.base}${path}`, 'nginx + service (X-Accel-Redirect)'), () => run(`${front.base}/static/prices.csv`, 'nginx alone (static file)'));
+    const ratio = median(roundRatios({ ...measured, higherIsBetter: true }));
+    emitResult({
+      figure: `repeat requests/s, ${ITEMS / 1000}k-item CSV (${(body.length / 1e6).toFixed(1)} MB), ${CONNECTIONS} connections, through nginx with ACCEL_REDIRECT_PREFIX`,
+      unit: 'req/s',
+      higherIsBetter: true,
+      ours: measured.ours,
+      reference: measured.reference,
+      referenceName: 'the same nginx serving the same bytes as a static file (sendfile)',
+      goal: '≥ 0.9×',
+      met: ratio >= 0.9,
+      notes: `wrk ${SECONDS} s per round, one nginx worker, one service process (tsx, LOG_LEVEL=${logLevel}), SQLite; the service used ${((serviceCpu / handedOff) * 1000).toFixed(2)} ms of CPU per hand-off; load average ${load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end${errors.length ? `; errors: ${errors.join('; ')}` : ''}`,
+    });
+  } finally {
+    await front.stop();
+    await service.stop();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -15,9 +15,13 @@ export function problemBody(code: ErrorCode, detail: string, basePath: string, e
  */
 export const WWW_AUTHENTICATE = 'ApiKey, Basic realm="price-export", charset="UTF-8"';
 
-/** Renders an AppError as problem+json, with the headers its status calls for. */
-export function sendProblem(reply: FastifyReply, error: AppError, basePath: string): FastifyReply {
-  if (error.status === 401) reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
+/**
+ * Renders an AppError as problem+json, with the headers its status calls for. `wwwAuthenticate`
+ * is the 401's challenge where it is not the public side's (the admin app's framework errors,
+ * answered before its onSend hook could change it).
+ */
+export function sendProblem(reply: FastifyReply, error: AppError, basePath: string, wwwAuthenticate = WWW_AUTHENTICATE): FastifyReply {
+  if (error.status === 401) reply.header('WWW-Authenticate', wwwAuthenticate);
   if (error.extra.allow) reply.header('Allow', error.extra.allow);
   if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
   const extra: Record<string, unknown> = {};

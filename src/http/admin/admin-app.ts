@@ -10,8 +10,8 @@ import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } fro
 import { registerRequestMetrics } from '../operations/request-metrics.js';
 import { registerRequestLog } from '../plugins/request-log.js';
 import { registerSecurityHeaders } from '../plugins/security-headers.js';
-import { adminExposureWarnings, registerAdminAuth } from './admin-auth.js';
-import { registerAdminErrors } from './admin-errors.js';
+import { adminExposureWarnings, registerAdminAuth, type AdminTokenCheck } from './admin-auth.js';
+import { adminFrameworkErrorAnswer, registerAdminErrors } from './admin-errors.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerPriceListRoutes } from './routes/price-lists.js';
 import { registerProfileRoutes } from './routes/profiles.js';
@@ -38,12 +38,15 @@ export interface AdminAppDependencies {
 export async function buildAdminApp(deps: AdminAppDependencies): Promise<FastifyInstance> {
   const { config, db } = deps;
   if (config.adminToken === null) throw new Error('the admin API needs ADMIN_TOKEN');
+  let tokenCheck: AdminTokenCheck | null = null;
   const app = Fastify({
     // The public side's rule: route patterns, never headers (the token) or addresses.
     logger: loggerOptions(config, deps.logStream),
     genReqId: requestIdGenerator(config.trustProxy),
     // The framework's request lines carry the raw address; `onResponse` below logs the route pattern instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
+    // Errors before routing (a bad %-escape, an over-long parameter): token first, then problem+json.
+    frameworkErrors: adminFrameworkErrorAnswer(config.basePath, () => tokenCheck),
     bodyLimit: 1024 * 1024,
     // registerDrain answers 503 problem+json while shutting down, as on the public side.
     return503OnClosing: false,
@@ -57,7 +60,7 @@ export async function buildAdminApp(deps: AdminAppDependencies): Promise<Fastify
   registerRequestLog(app, 'admin request', deps.metrics ?? noopMetrics);
   registerSecurityHeaders(app);
   registerAdminErrors(app, config.basePath, () => db.ping());
-  registerAdminAuth(app, config.adminToken, { failLimitPerMin: config.adminAuthFailLimitPerMin, now: deps.now });
+  tokenCheck = registerAdminAuth(app, config.adminToken, { failLimitPerMin: config.adminAuthFailLimitPerMin, now: deps.now });
   for (const warning of adminExposureWarnings(config.adminHost, config.adminToken)) app.log.warn(warning);
 
   registerStoreRoutes(app, db);

@@ -1,6 +1,8 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError } from '../../errors/app-error.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError } from '../../errors/app-error.js';
 import { registerProblemHandler } from '../plugins/error-handling.js';
+import { sendProblem } from '../problem.js';
+import type { AdminTokenCheck } from './admin-auth.js';
 import { PUBLISH_MEDIA_TYPES } from './routes/price-lists.js';
 
 /**
@@ -16,9 +18,34 @@ export function registerAdminErrors(app: FastifyInstance, basePath: string, ping
   // RFC 6750: a 401 names the scheme the caller should use. sendProblem writes the public
   // side's `ApiKey`; the admin side asks for its bearer token instead.
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (reply.statusCode === 401) reply.header('WWW-Authenticate', 'Bearer realm="price-export-admin"');
+    if (reply.statusCode === 401) reply.header('WWW-Authenticate', ADMIN_WWW_AUTHENTICATE);
     return payload;
   });
+}
+
+const ADMIN_WWW_AUTHENTICATE = 'Bearer realm="price-export-admin"';
+
+/**
+ * Fastify's `frameworkErrors` for the admin app: an address the router cannot take (a bad
+ * %-escape, a parameter over its length) is answered before any hook runs, so this answer does
+ * what the hooks would: the token first (401/429 exactly as on any admin address — the route
+ * table cannot be probed without it), then the public side's 400 problem+json with the security
+ * headers, never echoing the address (red-team finding #20.15). `tokenCheck` is read when a
+ * request comes: the check exists only once the app has registered it.
+ */
+export function adminFrameworkErrorAnswer(basePath: string, tokenCheck: () => AdminTokenCheck | null) {
+  return (_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    let problem = new AppError('invalid_parameter', 'the address is malformed');
+    try {
+      const check = tokenCheck();
+      if (!check) throw new AppError('unauthorized', 'send Authorization: Bearer <ADMIN_TOKEN>');
+      check(request, reply);
+    } catch (error) {
+      problem = isAppError(error) ? error : new AppError('internal_error', 'an unexpected error occurred; it has been logged');
+    }
+    reply.header('Referrer-Policy', 'no-referrer').header('X-Content-Type-Options', 'nosniff');
+    sendProblem(reply, problem, basePath, ADMIN_WWW_AUTHENTICATE);
+  };
 }
 
 function adminFrameworkError(error: FastifyError): AppError | null {

@@ -122,7 +122,8 @@ export async function authenticate(db: Database, presented: string | undefined, 
   }
   const last = lookup.key.last_used_at?.getTime() ?? 0;
   if (now.getTime() - last >= TOUCH_INTERVAL_MS) {
-    await db.keys.touch(lookup.key.id, now);
+    // Not awaited: the request never waits on a write (a lost touch costs only an older last_used_at).
+    db.keys.touch(lookup.key.id, now).catch(() => undefined);
     lookup.key.last_used_at = now;
   }
   return lookup;

@@ -163,6 +163,10 @@ export interface KeyRepository {
   findByHash(hash: string): Promise<KeyLookup | null>;
   get(id: string): Promise<ApiKeyRecord | null>;
   list(storeId: string): Promise<ApiKeyRecord[]>;
+  /**
+   * Records the key's use; written in the background, in batches (the promise settles when it is
+   * written: callers on a request path do not wait for it).
+   */
   touch(id: string, at: Date): Promise<void>;
   /** Sets revoked_at if not yet set; returns the key, or null when there is no such key. */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;

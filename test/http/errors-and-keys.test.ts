@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { until } from '../support/until.js';
 import { after, before, describe, test } from 'node:test';
 import { importKey, revokeKey } from '../../src/domain/keys.js';
 import { putProfile } from '../../src/domain/profiles.js';
@@ -133,8 +134,10 @@ for (const dialect of DIALECTS) {
       const key = await newKey(t.db, 'store-a');
       const first = await get(t.app, `/api/export/latest?key=${key}`);
       assert.equal(first.statusCode, 200);
-      const record = (await t.db.keys.list('store-a')).find((k) => key.startsWith(k.prefix) && k.revoked_at === null && k.last_used_at !== null);
-      assert.ok(record);
+      // The key just used: its last_used_at is written in the background (#20.7), so wait for it.
+      const used = async () => (await t.db.keys.list('store-a')).find((k) => key.startsWith(k.prefix) && k.revoked_at === null && k.last_used_at !== null);
+      await until('the use written', async () => (await used()) !== undefined);
+      const record = (await used())!;
       await revokeKey(t.db, record.id);
       assertProblem(await get(t.app, `/api/export/latest?key=${key}`, { 'if-none-match': String(first.headers.etag) }), 401, 'revoked_key');
       assertProblem(await get(t.app, '/api/me', { 'x-api-key': key }), 401, 'revoked_key');

@@ -4,6 +4,11 @@ import type { Query, SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, type RowMappers } from './rows.js';
 
 export class SqlKeyRepository implements KeyRepository {
+  /** Touches not yet written: the latest time per key. */
+  private readonly pendingTouches = new Map<string, Date>();
+  /** The write of the touches gathered so far, once one is scheduled. */
+  private touchesWritten: Promise<void> | null = null;
+
   constructor(private readonly d: SqlDialect, private readonly map: RowMappers) {}
 
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
@@ -38,9 +43,27 @@ export class SqlKeyRepository implements KeyRepository {
     return rows.map(this.map.key);
   }
 
-  async touch(id: string, at: Date): Promise<void> {
-    await this.d.query({ sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id], request: true });
+  /**
+   * Remembered at once (this process's look-ups see the new time); written off the request path
+   * (red-team finding #20.7: a request once waited here on SQLite's write lock while a CLI
+   * publication held it, and the whole event loop with it). The touches of one turn of the event
+   * loop go as one batch, on SQLite through the write thread. The promise is the batch's write,
+   * for tests and shutdown; a request never waits for it.
+   */
+  touch(id: string, at: Date): Promise<void> {
     this.d.keyLookups?.touched(id, at);
+    this.pendingTouches.set(id, at);
+    this.touchesWritten ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.writeTouches());
+    return this.touchesWritten;
+  }
+
+  private async writeTouches(): Promise<void> {
+    const batch = [...this.pendingTouches];
+    this.pendingTouches.clear();
+    // Touches from here on make the next batch.
+    this.touchesWritten = null;
+    const write = this.d.background ? this.d.background.bind(this.d) : this.d.query.bind(this.d);
+    for (const [id, at] of batch) await write({ sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] });
   }
 
   async revoke(id: string, at: Date): Promise<ApiKeyRecord | null> {

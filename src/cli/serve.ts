@@ -7,6 +7,7 @@ import { noopMetrics } from '../metrics/interface.js';
 import { openDatabase } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
 import { startDeliveryWorker } from '../domain/delivery-worker.js';
+import { startMaintenance } from '../domain/maintenance.js';
 
 /** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
@@ -47,8 +48,10 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
 
   // Webhooks go out from every instance (CONTRACT §13); errors are logged by name only (a driver's message may quote an address).
   const worker = startDeliveryWorker(db, config, (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'webhook delivery failed'));
+  // Drafts of killed publications and versions past their grace go on a timer, not only at a store's next publication.
+  const maintenance = startMaintenance(db, (error) => app.log.warn({ err: { type: (error as Error)?.name } }, 'database maintenance failed'));
   installGracefulShutdown({
     servers: admin ? [app, admin] : [app],
-    release: [() => worker.stop(), async () => void metricsServer?.close(), () => counter.close(), () => db.close()],
+    release: [() => worker.stop(), () => maintenance.stop(), async () => void metricsServer?.close(), () => counter.close(), () => db.close()],
   });
 }

@@ -15,6 +15,14 @@ import { retainedVersion } from './versions.js';
  */
 
 /** What a caller asks for; the key check is the caller's (the warmer has no key). */
+/** The list an export was reading was deleted under it: the bytes so far are not the whole list. */
+export class ListGoneWhileReadError extends Error {
+  constructor(version: number) {
+    super(`version ${version} was deleted while it was being read; the export is incomplete`);
+    this.name = 'ListGoneWhileReadError';
+  }
+}
+
 export interface ExportRequest {
   /** `prices`: addresses 2 and 4 (any format); `summary`: address 3 (the matrix workbook). */
   endpoint: 'prices' | 'summary';
@@ -137,6 +145,12 @@ export function createExportService({ db, writers }: { db: Database; writers: Ex
     } else {
       yield* writer.render(items, meta);
     }
+    // Red-team #20.4: a version swept while it was read (a download that outlived the grace of
+    // a superseded list) has lost rows under the reader, and the writer has closed a shorter file
+    // that looks whole. A list's row is deleted before its rows (store/sql/purge.ts), so if it is
+    // still there now, nothing was missing; if not, the render fails and the answer is cut without
+    // its end (the render cache keeps no file of a failed render).
+    if (!(await db.priceLists.exists(list.id))) throw new ListGoneWhileReadError(list.version);
   }
 
   return {

@@ -205,6 +205,14 @@ export interface PriceListRepository {
    * field the database keeps in no column of its own (stored-fields.ts): the writer renders those.
    */
   renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null;
+  /**
+   * Whether the list (a version's own row) still exists. A list's row is deleted before its item
+   * rows (store/sql/purge.ts): a reader that asks this after its last page knows whether rows
+   * may have gone under it.
+   */
+  exists(priceListId: number): Promise<boolean>;
+  /** Deletes every store's drafts left stale by a crash (a timer's work); returns how many. */
+  sweepStaleDrafts(): Promise<number>;
 }
 
 /**

@@ -100,4 +100,10 @@ export interface VersionStore {
    * in small batches; never items a kept version still serves.
    */
   sweep(storeId: string): Promise<void>;
+
+  /**
+   * `sweep` for every store with versions due, then the rows a crash left queued: a timer's work,
+   * so a store that stops publishing does not keep its superseded rows. Returns the stores swept.
+   */
+  sweepDue(): Promise<number>;
 }

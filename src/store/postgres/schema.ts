@@ -207,6 +207,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     WHEN (NEW.latest_price_list_id IS DISTINCT FROM OLD.latest_price_list_id)
     EXECUTE FUNCTION log_publication();
   `,
+  // Red-team finding #20.4: a list's row goes first (a reader that checks for it then knows its
+  // rows may be going), its rows after it, in batches off the event loop; this queue names the
+  // lists whose rows are still to delete, so a crash midway leaves work the next sweep finishes.
+  `
+  CREATE TABLE purged_lists (list_id bigint PRIMARY KEY);
+  `,
 ];
 
 /**

@@ -3,7 +3,7 @@ import type { PriceItem } from '../../model/price-item.js';
 import type { CategoryRecord, LatestPriceList, PriceListRecord, PriceListRepository, PublicationDraft, ReadItemsOptions } from '../types.js';
 import { canBuildRecords } from '../stored-fields.js';
 import type { SqlDialect } from './dialect.js';
-import { beginPublication } from './publication.js';
+import { beginPublication, sweepStaleDrafts } from './publication.js';
 import { EVERY_LATEST_LIST_SQL, LATEST_LIST_SQL, type RowMappers } from './rows.js';
 
 export class SqlPriceListRepository implements PriceListRepository {
@@ -35,6 +35,15 @@ export class SqlPriceListRepository implements PriceListRepository {
 
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
     return this.d.items.read(priceListId, options);
+  }
+
+  async exists(priceListId: number): Promise<boolean> {
+    const { rows } = await this.d.query({ sql: 'SELECT 1 AS x FROM price_lists WHERE id = ?', params: [priceListId], request: true });
+    return rows.length > 0;
+  }
+
+  sweepStaleDrafts(): Promise<number> {
+    return sweepStaleDrafts(this.d);
   }
 
   renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null {

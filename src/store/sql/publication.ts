@@ -4,6 +4,7 @@ import type { DuplicateOffer, PriceListRecord, PublicationDraft, PublicationSumm
 import type { SqlDialect, Steps } from './dialect.js';
 import { publicationEvent, type DiffCounts } from '../../model/webhook-events.js';
 import { enqueueSteps } from './outbox.js';
+import { forgetLists, purgeQueuedRows } from './purge.js';
 import type { RowMappers } from './rows.js';
 import { applyQuarantine, makeLatest } from './versions.js';
 import type { CommitOutcome } from '../versions-types.js';
@@ -15,13 +16,21 @@ import type { CommitOutcome } from '../versions-types.js';
  * beginPublication, which removes it. Such a commit is refused and changes nothing.
  */
 
-/** Removes lists and their items in one transaction. */
-export function dropPriceLists(d: SqlDialect, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return Promise.resolve();
-  return d.transaction((function* () {
-    yield { sql: `DELETE FROM price_items WHERE ${d.anyId('price_list_id')}`, params: [d.ids(ids)] };
-    yield { sql: `DELETE FROM price_lists WHERE ${d.anyId('id')}`, params: [d.ids(ids)] };
-  })());
+/** Removes lists (drafts: no other list serves their rows), then their items in batches (purge.ts). */
+export async function dropPriceLists(d: SqlDialect, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await d.transaction(forgetLists(d, ids, ids));
+  await purgeQueuedRows(d);
+}
+
+/**
+ * Removes every store's drafts left stale by a crash: run on a timer (serve's maintenance), so a
+ * killed publication's rows do not wait for the store's next publication (red-team #20.19).
+ */
+export async function sweepStaleDrafts(d: SqlDialect): Promise<number> {
+  const { rows: stale } = await d.query({ sql: `SELECT id FROM price_lists WHERE status = 'draft' AND created_at < ${d.ago(STALE_DRAFT_MS)}`, params: [] });
+  await dropPriceLists(d, stale.map((r) => Number(r.id)));
+  return stale.length;
 }
 
 /** Removes the store's drafts left stale by a crash, then opens a new one. */

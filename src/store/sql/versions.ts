@@ -5,6 +5,7 @@ import type {
   ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
 } from '../versions-types.js';
 import type { Row, SqlDialect, Steps } from './dialect.js';
+import { forgetLists, purgeQueuedRows } from './purge.js';
 import { LIST_COLUMNS, type RowMappers } from './rows.js';
 
 /*
@@ -17,9 +18,6 @@ import { LIST_COLUMNS, type RowMappers } from './rows.js';
 
 /** A published or held version, not a draft, not out of retention. */
 const KEPT = "status = 'published' AND retired_at IS NULL";
-
-/** Items deleted per statement when a version is swept: each batch is a short write. */
-const SWEEP_BATCH = 20_000;
 
 const whole = (n: number) => String(Math.trunc(Number(n)));
 
@@ -211,26 +209,28 @@ export class SqlVersionRepository implements VersionStore {
       sql: `SELECT id, COALESCE(items_of, id) AS owner FROM price_lists WHERE store_id = ? AND status = 'published' AND retired_at < ${this.d.ago(SUPERSEDED_GRACE_MS)} ORDER BY id`,
       params: [storeId],
     });
+    const d = this.d;
     for (const row of due) {
       const [id, owner] = [Number(row.id), Number(row.owner)];
-      // The rows stay while any other version serves them (a rollback's items_of).
-      const { rows: shared } = await this.d.query({ sql: 'SELECT 1 AS x FROM price_lists WHERE id <> ? AND (id = ? OR items_of = ?) LIMIT 1', params: [id, owner, owner] });
-      if (shared.length === 0) {
-        // Small batches, each its own statement; the list row goes last, so a crash midway
-        // leaves a retired version the next sweep finishes.
-        for (;;) {
-          const { changes } = await this.d.query({
-            sql: 'DELETE FROM price_items WHERE price_list_id = ? AND seq IN (SELECT seq FROM price_items WHERE price_list_id = ? ORDER BY seq LIMIT ?)',
-            params: [owner, owner, SWEEP_BATCH],
-          });
-          if (changes === 0) break;
-        }
-      }
-      await this.d.transaction((function* () {
-        yield { sql: 'DELETE FROM quarantined_items WHERE price_list_id = ?', params: [id] };
-        yield { sql: 'DELETE FROM price_lists WHERE id = ?', params: [id] };
+      // The list's row goes first, its rows after it (purge.ts); the rows stay while any other
+      // version serves them (a rollback's items_of).
+      await d.transaction((function* () {
+        const shared = yield { sql: 'SELECT 1 AS x FROM price_lists WHERE id <> ? AND (id = ? OR items_of = ?) LIMIT 1', params: [id, owner, owner] };
+        yield* forgetLists(d, [id], shared.rows.length === 0 ? [owner] : []);
       })());
     }
+    await purgeQueuedRows(d);
+  }
+
+  async sweepDue(): Promise<number> {
+    const { rows } = await this.d.query({
+      sql: `SELECT DISTINCT store_id FROM price_lists WHERE status = 'published' AND retired_at < ${this.d.ago(SUPERSEDED_GRACE_MS)}`,
+      params: [],
+    });
+    for (const row of rows) await this.sweep(String(row.store_id));
+    // Rows a crash left queued.
+    await purgeQueuedRows(this.d);
+    return rows.length;
   }
 
   /** Runs a change of the latest; the key look-ups remembered name the old one. */

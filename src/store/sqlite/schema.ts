@@ -202,4 +202,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     INSERT INTO publication_log (store_id, version) VALUES (NEW.id, NEW.last_version);
   END;
   `,
+  // Red-team finding #20.4: a list's row goes first (a reader that checks for it then knows its
+  // rows may be going), its rows after it, in batches off the event loop; this queue names the
+  // lists whose rows are still to delete, so a crash midway leaves work the next sweep finishes.
+  `
+  CREATE TABLE purged_lists (list_id INTEGER PRIMARY KEY);
+  `,
 ];

@@ -8,9 +8,13 @@
  * through tsx) on a SQLite database filled here; loads come from wrk. A figure that misses its
  * goal is measured again under `node --cpu-prof`, and the profile's top frames go into
  * RESULTS.md. --quick shrinks the lists (for trying the script, not for figures).
+ *
+ * Then every script in bench/figures/ (--only takes their names too: --only warm-hot-variants,accel)
+ * runs as its own process and reports through bench/lib/bench-result.ts: each figure the median of
+ * at least five alternating rounds with min–max.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +28,7 @@ import { measureMetricsOverhead } from './metrics-overhead.js';
 import { cpuSeconds, rssMiB, sampleRss, startServer, type ServerProcess } from './server-process.js';
 import { renderResults, type Figure } from './results.js';
 import { wrk } from './wrk.js';
+import { RESULT_PREFIX, roundRatios, spread, type BenchResult } from './lib/bench-result.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -320,19 +325,51 @@ async function singleFlight(): Promise<void> {
   });
 }
 
-/** Issue #16: every hot variant of a new publication is rendered before anyone asks (bench/warm-hot-variants.ts). */
-function warmedAfterPublication(): void {
-  const output = otherScript('warm-hot-variants.ts', ['--items', String(SIZES.medium)], 10 * 60_000);
-  sections.push(`### bench/warm-hot-variants.ts --items ${SIZES.medium}\n\n\`\`\`\n${output}\n\`\`\``);
-  const summary = /warm: all (\d+) hot variants .* cached ([\d.]+) s after the commit .*first requests: (\d+)\/(\d+) cache hits/.exec(output);
-  figures.push({
-    figure: `6 hot variants of a new ${fmt(SIZES.medium)}-item publication made by another process (SQLite)`,
-    measured: summary ? `all ${summary[1]} in the cache ${summary[2]} s after the commit; first requests: ${summary[3]}/${summary[4]} cache hits with Content-Length` : 'see bench/warm-hot-variants.ts below',
-    reference: '—',
-    ratio: null,
-    goal: 'all in the cache ≤ 5 s, then cache hits',
-    met: summary !== null && Number(summary[2]) <= 5 && summary[3] === summary[4],
-  });
+/**
+ * Every standalone figure script in bench/figures/ (or those --only names), each run as its own
+ * process; its BENCH-RESULT lines (bench/lib/bench-result.ts) become rows of the table — the
+ * median of its rounds' ratios (or values) with their min–max — and its other output a section.
+ */
+function figureScripts(): void {
+  const scripts = readdirSync(join(ROOT, 'bench/figures')).filter((name) => name.endsWith('.ts')).sort();
+  for (const script of scripts) {
+    const name = script.replace(/\.ts$/, '');
+    if (ONLY !== null && !ONLY.has(name)) continue;
+    const scriptArgs = ['--rounds', '5', ...(QUICK ? ['--quick'] : [])];
+    const output = otherScript(`figures/${script}`, scriptArgs, 45 * 60_000);
+    const results = output.split('\n').filter((line) => line.startsWith(RESULT_PREFIX)).map((line) => JSON.parse(line.slice(RESULT_PREFIX.length)) as BenchResult);
+    const readable = output.split('\n').filter((line) => !line.startsWith(RESULT_PREFIX)).join('\n');
+    sections.push(`### bench/figures/${script} ${scriptArgs.join(' ')}\n\n\`\`\`\n${readable}\n\`\`\``);
+    if (results.length === 0) notes.push(`bench/figures/${script} gave no figure (see its output below).`);
+    for (const result of results) figures.push(figureOf(result));
+  }
+}
+
+const round3 = (n: number) => (Math.abs(n) >= 100 ? fmt(n) : n.toFixed(Math.abs(n) >= 10 ? 1 : 3));
+
+function figureOf(result: BenchResult): Figure {
+  const ours = spread(result.ours);
+  const rounds = `${result.ours.length} alternating rounds`;
+  if (result.reference.length === 0) {
+    return {
+      figure: result.figure,
+      measured: `median ${round3(ours.median)} ${result.unit} (rounds ${round3(ours.min)}–${round3(ours.max)}, ${rounds})${result.notes ? `; ${result.notes}` : ''}`,
+      reference: result.referenceName,
+      ratio: null,
+      goal: result.goal,
+      met: result.met,
+    };
+  }
+  const theirs = spread(result.reference);
+  const ratio = spread(roundRatios(result));
+  return {
+    figure: result.figure,
+    measured: `median ${round3(ours.median)} ${result.unit} (${round3(ours.min)}–${round3(ours.max)}); ratio per round ${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)}, ${rounds}${result.notes ? `; ${result.notes}` : ''}`,
+    reference: `${result.referenceName}: median ${round3(theirs.median)} ${result.unit} (${round3(theirs.min)}–${round3(theirs.max)})`,
+    ratio: ratio.median,
+    goal: result.goal,
+    met: result.met,
+  };
 }
 
 /** Another engineer's script, run as it is; its output goes into RESULTS.md verbatim. */
@@ -414,9 +451,9 @@ try {
   if (wanted('304')) await revalidations();
   if (wanted('metrics-304')) await metricsOverhead();
   if (wanted('single-flight')) await singleFlight();
-  if (wanted('warm')) warmedAfterPublication();
   if (wanted('publish') && !args['skip-others']) publishing();
   if (wanted('ledger-304')) ledgerRevalidations();
+  figureScripts();
   if (!args['no-profile']) await profileMisses();
   if (wanted('others') && !args['skip-others']) {
     sections.push(`### bench/xlsx.ts (another engineer's script, its output)\n\n\`\`\`\n${otherScript('xlsx.ts', [], 20 * 60_000)}\n\`\`\``);

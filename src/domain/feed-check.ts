@@ -23,7 +23,8 @@ export async function checkFeed(db: Database, lookup: KeyLookup, request: FeedCh
   const columns = profile ? profileColumns(profile.columns) : LEGACY_COLUMNS;
   const tally = new FeedCheckTally(feedRules(request.target, columns), lookup.store);
   // The rules read fields beyond the columns (description, barcode…): every field is read.
-  for await (const batch of db.priceLists.readItems(list.id, { onlyAvailable: request.onlyAvailable, withExtra: true })) for (const item of batch) tally.add(item);
+  // items_list_id: a rollback version serves another list's rows (CONTRACT §10), as the export reads them.
+  for await (const batch of db.priceLists.readItems(list.items_list_id, { onlyAvailable: request.onlyAvailable, withExtra: true })) for (const item of batch) tally.add(item);
   return { ...tally.result(), version: list.version };
 }
 

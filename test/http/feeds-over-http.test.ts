@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { XMLParser } from 'fast-xml-parser';
 import { putProfile } from '../../src/domain/profiles.js';
+import { rollback } from '../../src/domain/versions.js';
 import { DEFAULT_PRICE_TYPE_ID } from '../../src/model/profile.js';
 import { DIALECTS } from '../support/dialects.js';
 import { createTestApp, findKeyLeaks, get, publishJson, storeWithKey, type TestApp } from '../support/test-app.js';
@@ -110,6 +111,19 @@ for (const dialect of DIALECTS) {
         assert.equal(answer.statusCode, 200);
         assert.ok(JSON.parse(answer.body).rules.every((r: any) => r.count === 0));
       }
+    });
+
+    test('after a rollback the check reads the rows the rolled-back version serves (its items_of list), as the export does', async () => {
+      const storeId = `rolled-${dialect}`;
+      const rolledKey = await storeWithKey(t.db, storeId);
+      await publishJson(t.db, storeId, ITEMS);
+      await publishJson(t.db, storeId, [{ offer_id: 'ONLY', name: 'Only one', price: 5 }], 'json', { force: true });
+      await rollback(t.db, storeId, 1, 10);
+      const checked = JSON.parse((await get(t.app, `/api/export/check?key=${rolledKey}&format=yml`)).body);
+      assert.equal(checked.version, 3);
+      assert.equal(checked.checked, ITEMS.length);
+      const exported = JSON.parse((await get(t.app, `/api/export/latest?key=${rolledKey}&format=json`)).body);
+      assert.equal(exported.items.length, ITEMS.length);
     });
 
     test('the check refuses like the exports: 400 without or with a bad format, 404 for a foreign profile, 401 first', async () => {

@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   version_is_latest: { status: 409, title: 'Version is already the latest' },
   not_quarantined: { status: 409, title: 'Items not quarantined' },
   invalid_guard: { status: 422, title: 'Guard value out of range' },
+  // Changes since a version (CONTRACT §11): `since` is older than the retained history.
+  since_too_old: { status: 410, title: 'Version too old for changes; download the full list' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { startNginxFront, nginxInstalled, type NginxFront } from '../support/nginx-front.js';
 import { until } from '../support/until.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
+import { adminCaller } from '../support/admin-client.js';
 
 /**
  * Issue #18, goal 4: ACCEL_REDIRECT_PREFIX with a real nginx (Debian nginx-light) in front, on
@@ -48,16 +49,7 @@ describe('nginx sends cached files through X-Accel-Redirect after the instance c
   const keys: string[] = [];
   const keyIds: string[] = [];
 
-  const admin = async (method: string, path: string, body?: string, contentType = 'application/json') => {
-    const response = await fetch(`${adminBase}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-    });
-    const json = await response.json();
-    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
-    return json;
-  };
+  const admin = adminCaller(() => adminBase, ADMIN_TOKEN);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pe-accel-'));

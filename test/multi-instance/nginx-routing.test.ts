@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { nginxInstalled, startNginxFront, type NginxFront } from '../support/nginx-front.js';
 import { until } from '../support/until.js';
 import { createEmptyDatabase, freePort, startServer, type ServerProcess } from './processes.js';
+import { adminCaller } from '../support/admin-client.js';
 
 /**
  * Issue #18, goal 6: three instances on one PostgreSQL database behind a real nginx. Routed by
@@ -39,16 +40,7 @@ describe('routing by key: one render per variant per publication in a fleet of t
   let adminBase: string;
   const keys: string[] = [];
 
-  const admin = async (method: string, path: string, body?: string, contentType = 'application/json') => {
-    const response = await fetch(`${adminBase}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-    });
-    const json = await response.json();
-    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
-    return json;
-  };
+  const admin = adminCaller(() => adminBase, ADMIN_TOKEN);
   const publish = (shop: string, tag: string) =>
     admin('POST', `/admin/stores/${shop}/price-lists?force=true`,
       Array.from({ length: 1000 }, (_, i) => JSON.stringify({ offer_id: `${tag}-${i}`, name: `Item ${i}`, price: (10 + i / 100).toFixed(2), quantity: i % 3 })).join('\n') + '\n',

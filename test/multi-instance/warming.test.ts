@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { until } from '../support/until.js';
 import { createEmptyDatabase, freePort, startServer, type ServerProcess } from './processes.js';
+import { adminCaller } from '../support/admin-client.js';
 
 /**
  * Issue #16, part 3, across processes on PostgreSQL: variants fetched from instance A are
@@ -37,16 +38,7 @@ describe('hot variants are pre-rendered on every instance after a publication on
   let adminBase: string;
   let key = '';
 
-  const admin = async (method: string, path: string, body?: string, contentType = 'application/json') => {
-    const response = await fetch(`${adminBase}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-    });
-    const json = await response.json();
-    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
-    return json;
-  };
+  const admin = adminCaller(() => adminBase, ADMIN_TOKEN);
   const publish = (tag: string) =>
     // ?force=true: each list replaces the whole catalogue on purpose (the guard of §10 would hold it).
     admin('POST', `/admin/stores/${SHOP}/price-lists?force=true`,

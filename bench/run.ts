@@ -101,15 +101,11 @@ async function prepare(): Promise<void> {
   await db.close();
 }
 
+/** One run of a reference writer over the same rows, in a process of its own. */
 function reference(name: 'csv-stringify' | 'exceljs', count: number): ReferenceRun {
-  const runs: ReferenceRun[] = [];
-  // Two runs, the faster counts: the machine is shared and the reference deserves its best.
-  for (let i = 0; i < 2; i++) {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/references.ts'), name, String(count)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (run.status !== 0) throw new Error(`reference ${name} failed`);
-    runs.push(JSON.parse(run.stdout.trim().split('\n').pop()!) as ReferenceRun);
-  }
-  return runs.sort((a, b) => a.seconds - b.seconds)[0];
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/references.ts'), name, String(count)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) throw new Error(`reference ${name} failed`);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as ReferenceRun;
 }
 
 const exportUrl = (s: ServerProcess, size: keyof typeof SIZES, query = '') => `${s.base}/api/export/latest?key=${keys[size]}${query ? `&${query}` : ''}`;
@@ -145,27 +141,35 @@ async function firstDownload(size: keyof typeof SIZES, query: string, nodeFlags:
   });
 }
 
-async function medianOf(times: number, once: () => Promise<FirstRun>): Promise<FirstRun> {
-  const runs: FirstRun[] = [];
-  for (let i = 0; i < times; i++) runs.push(await once());
-  return runs.sort((a, b) => a.seconds - b.seconds)[Math.floor(times / 2)];
-}
+/** Rounds of each figure: ours and the reference alternate, the first of a pair swapping each round. */
+const ROUNDS = 5;
 
 async function firstExport(label: string, size: keyof typeof SIZES, query: string, ref: 'csv-stringify' | 'exceljs', goal: number): Promise<void> {
   const count = SIZES[size];
-  const ours = await medianOf(3, () => firstDownload(size, query));
-  const theirs = reference(ref, count);
-  const ratio = theirs.seconds / ours.seconds;
-  const cpuRatio = theirs.cpuSeconds / ours.cpuSeconds;
-  log(`${label}: ${fmt(count / ours.seconds)} items/s (first byte ${(ours.firstByteSeconds * 1000).toFixed(0)} ms), ${ref} ${fmt(count / theirs.seconds)} items/s → ${ratio.toFixed(2)}×`);
+  const runs: { ours: FirstRun; theirs: ReferenceRun }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      const ours = await firstDownload(size, query);
+      runs.push({ ours, theirs: reference(ref, count) });
+    } else {
+      const theirs = reference(ref, count);
+      runs.push({ ours: await firstDownload(size, query), theirs });
+    }
+  }
+  const ratios = spread(runs.map((r) => r.theirs.seconds / r.ours.seconds));
+  const cpuRatios = spread(runs.map((r) => r.theirs.cpuSeconds / r.ours.cpuSeconds));
+  const ours = spread(runs.map((r) => count / r.ours.seconds));
+  const theirs = spread(runs.map((r) => count / r.theirs.seconds));
+  const typical = [...runs].sort((a, b) => a.ours.seconds - b.ours.seconds)[Math.floor(runs.length / 2)].ours;
+  log(`${label}: ${fmt(ours.median)} items/s, ${ref} ${fmt(theirs.median)} items/s → median ${ratios.median.toFixed(2)}× (${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)})`);
   figures.push({
     figure: `${label}, items/s`,
-    measured: `${fmt(count / ours.seconds)} (${(ours.bytes / 2 ** 20).toFixed(1)} MiB in ${ours.seconds.toFixed(2)} s, first byte after ${(ours.firstByteSeconds * 1000).toFixed(0)} ms, RSS +${(ours.peakRssMiB - ours.idleRssMiB).toFixed(0)} MiB; ${fmt(count / ours.cpuSeconds)} per server CPU-second)`,
-    reference: `${ref}: ${fmt(count / theirs.seconds)} (${fmt(count / theirs.cpuSeconds)} per CPU-second)`,
-    ratio,
-    cpuRatio,
+    measured: `median ${fmt(ours.median)} (${fmt(ours.min)}–${fmt(ours.max)}); ratio per round ${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)}, CPU-s ${cpuRatios.min.toFixed(2)}–${cpuRatios.max.toFixed(2)}, ${ROUNDS} alternating rounds (median run: ${(typical.bytes / 2 ** 20).toFixed(1)} MiB, first byte after ${(typical.firstByteSeconds * 1000).toFixed(0)} ms, RSS +${(typical.peakRssMiB - typical.idleRssMiB).toFixed(0)} MiB)`,
+    reference: `${ref}: median ${fmt(theirs.median)} (${fmt(theirs.min)}–${fmt(theirs.max)})`,
+    ratio: ratios.median,
+    cpuRatio: cpuRatios.median,
     goal: `≥ ${goal}×`,
-    met: ratio >= goal,
+    met: ratios.median >= goal,
     profile: async (nodeFlags) => (await firstDownload(size, query, nodeFlags)).window,
   });
 }
@@ -192,19 +196,26 @@ async function peakRss(): Promise<void> {
   figures.push({ figure: `peak RSS serving a ${fmt(SIZES.large)}-item export, worst format`, measured: `+${worst.toFixed(0)} MiB`, reference: 'the idle server', ratio: null, goal: '< +200 MB', met: worst < 200 * 1e6 / 2 ** 20 });
 }
 
-/** wrk against ours and the reference, alternating three times; the best of each counts. */
+/**
+ * wrk against ours and the reference in ROUNDS alternating rounds (the first of a pair swapping
+ * each round); the figure is the median of the per-round ratios, with their min–max.
+ */
 async function versus(label: string, ours: string, theirs: string, headers: Record<string, string>, connections: number) {
-  const best = { ours: 0, theirs: 0 };
+  const rates = { ours: [] as number[], theirs: [] as number[] };
   const errors: string[] = [];
-  for (let round = 0; round < 3; round++) {
-    const a = await wrk(ours, { connections, seconds: WRK_SECONDS, headers });
-    const b = await wrk(theirs, { connections, seconds: WRK_SECONDS, headers: label === '304' ? {} : headers });
-    errors.push(...a.errors.map((e) => `ours: ${e}`), ...b.errors.map((e) => `reference: ${e}`));
-    best.ours = Math.max(best.ours, a.requestsPerSecond);
-    best.theirs = Math.max(best.theirs, b.requestsPerSecond);
-    log(`${label} round ${round + 1}: ours ${fmt(a.requestsPerSecond)}/s (p99 ${a.latencyP99}), reference ${fmt(b.requestsPerSecond)}/s (p99 ${b.latencyP99})`);
+  const measure = async (side: 'ours' | 'theirs') => {
+    const result = await wrk(side === 'ours' ? ours : theirs, { connections, seconds: WRK_SECONDS, headers: side === 'theirs' && label === '304' ? {} : headers });
+    errors.push(...result.errors.map((e) => `${side === 'ours' ? 'ours' : 'reference'}: ${e}`));
+    rates[side].push(result.requestsPerSecond);
+    return result;
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: ('ours' | 'theirs')[] = round % 2 === 0 ? ['ours', 'theirs'] : ['theirs', 'ours'];
+    for (const side of order) await measure(side);
+    log(`${label} round ${round + 1}: ours ${fmt(rates.ours[round])}/s, reference ${fmt(rates.theirs[round])}/s`);
   }
-  return { ...best, errors };
+  const ratio = spread(rates.ours.map((value, i) => value / rates.theirs[i]));
+  return { ours: spread(rates.ours), theirs: spread(rates.theirs), ratio, errors };
 }
 
 async function timed(work: () => Promise<unknown>): Promise<Window> {
@@ -239,11 +250,11 @@ async function repeatDownloads(): Promise<void> {
       }
     });
   const result = await run();
-  const ratio = result.ours / result.theirs;
+  const ratio = result.ratio.median;
   figures.push({
     figure: `repeat requests/s, ${fmt(SIZES.small)}-item CSV (${(result.bytes / 1024).toFixed(0)} KiB), 32 connections`,
-    measured: fmt(result.ours),
-    reference: `nginx (1 worker, sendfile) serving the same bytes: ${fmt(result.theirs)}`,
+    measured: `median ${fmt(result.ours.median)} (${fmt(result.ours.min)}–${fmt(result.ours.max)}); ratio per round ${result.ratio.min.toFixed(3)}–${result.ratio.max.toFixed(3)}, ${ROUNDS} alternating rounds`,
+    reference: `nginx (1 worker, sendfile) serving the same bytes: median ${fmt(result.theirs.median)} (${fmt(result.theirs.min)}–${fmt(result.theirs.max)})`,
     ratio,
     goal: '≥ 1.0×',
     met: ratio >= 1 && result.errors.length === 0,
@@ -266,11 +277,11 @@ async function revalidations(): Promise<void> {
       if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
       return { ...(await versus('304', url, `${bareUrl}/`, { 'If-None-Match': etag }, 32)) };
     });
-    const ratio = result.ours / result.theirs;
+    const ratio = result.ratio.median;
     figures.push({
       figure: '304 revalidations/s (key checked first), 32 connections',
-      measured: fmt(result.ours),
-      reference: `a bare Fastify route returning a constant: ${fmt(result.theirs)}`,
+      measured: `median ${fmt(result.ours.median)} (${fmt(result.ours.min)}–${fmt(result.ours.max)}); ratio per round ${result.ratio.min.toFixed(3)}–${result.ratio.max.toFixed(3)}, ${ROUNDS} alternating rounds`,
+      reference: `a bare Fastify route returning a constant: median ${fmt(result.theirs.median)} (${fmt(result.theirs.min)}–${fmt(result.theirs.max)})`,
       ratio,
       goal: '≥ 0.5×',
       met: ratio >= 0.5 && result.errors.length === 0,

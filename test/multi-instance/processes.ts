@@ -1,23 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const CLI = ['--import', 'tsx', 'src/cli/index.ts'];
 
-/** A port nobody listens on right now (the server is told it explicitly, so the test knows where to call). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort } from '../support/free-port.js';
 
 /** An empty PostgreSQL database (no schema: the instances migrate it themselves, at once), and how to drop it. */
 export async function createEmptyDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {

@@ -7,9 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
 
 export const NGINX = '/usr/sbin/nginx';
 export const nginxInstalled = (): boolean => existsSync(NGINX);
@@ -118,16 +118,6 @@ export interface NginxFront {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** nginx as a non-daemon child with a generated configuration in `dir`; resolved once it answers. */
 export async function startNginxFront(dir: string, options: NginxFrontOptions): Promise<NginxFront> {

@@ -1,10 +1,10 @@
 import { AppError } from '../errors/app-error.js';
-import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
 import type { RecordReader } from '../model/delimited-record.js';
-import { takesRecordSource, type ExportCategory, type ExportMeta, type ExportWriter, type ExportWriters } from '../model/export-writer.js';
+import { takesRecordSource, type ExportMeta, type ExportWriter, type ExportWriters } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
-import { DEFAULT_PRICE_TYPE_ID, DEFAULT_PRICE_TYPE_NAME, DEFAULT_TABULAR_OPTIONS, type Profile } from '../model/profile.js';
 import type { PriceListRecord, Database, StoreRecord } from '../store/types.js';
+import { planChanges, type ChangesRequest } from './changes.js';
+import { exportCategories, exportFileName, exportMeta, ListGoneWhileReadError, readsLegacyFieldsOnly } from './export-meta.js';
 import { getProfileForStore } from './profiles.js';
 import { retainedVersion } from './versions.js';
 
@@ -15,14 +15,6 @@ import { retainedVersion } from './versions.js';
  */
 
 /** What a caller asks for; the key check is the caller's (the warmer has no key). */
-/** The list an export was reading was deleted under it: the bytes so far are not the whole list. */
-export class ListGoneWhileReadError extends Error {
-  constructor(version: number) {
-    super(`version ${version} was deleted while it was being read; the export is incomplete`);
-    this.name = 'ListGoneWhileReadError';
-  }
-}
-
 export interface ExportRequest {
   /** `prices`: addresses 2 and 4 (any format); `summary`: address 3 (the matrix workbook). */
   endpoint: 'prices' | 'summary';
@@ -42,7 +34,7 @@ export interface ExportSubject {
 
 /** Everything that shapes the bytes of one export; two requests with equal variants get equal bytes. */
 export interface ExportVariant {
-  endpoint: 'prices' | 'summary';
+  endpoint: 'prices' | 'summary' | 'changes';
   storeId: string;
   priceListId: number;
   version: number;
@@ -50,6 +42,8 @@ export interface ExportVariant {
   profileId: number | null;
   profileRevision: number | null;
   onlyAvailable: boolean;
+  /** The changes feed's `since` (CONTRACT §11); absent for a whole file. */
+  since?: number;
 }
 
 /** One export, checked and identified; nothing of the list is read until `open`. */
@@ -65,8 +59,7 @@ export interface ResolvedExport {
   contentType(): string;
 }
 
-/** Name of the default category for items without one (CONTRACT §6.1 leaves it open). */
-export const DEFAULT_CATEGORY_NAME = 'Other';
+export { DEFAULT_CATEGORY_NAME, exportFileName, ListGoneWhileReadError } from './export-meta.js';
 
 /** What `open` needs of a resolved export, kept out of the callers' sight. */
 interface OpenPlan {
@@ -77,19 +70,28 @@ interface OpenPlan {
   meta(): ExportMeta;
 }
 
+/** How a resolved export's bytes are made: a whole file's plan, or the changes feed's. */
+type Render = () => AsyncIterable<Uint8Array>;
+
 /** The export use case over a database and the writers it was composed with. */
 export interface ExportService {
   /** The formats of the price list addresses, in the registry's order. */
   readonly formats: readonly string[];
   /** Checks the profile (404), then the list (404), in CONTRACT §3's order; reads the profile once. */
   resolve(subject: ExportSubject, request: ExportRequest): Promise<ResolvedExport>;
+  /** The formats of the changes address (CONTRACT §11), json first. */
+  readonly changesFormats: readonly string[];
+  /** The changes since a version (CONTRACT §11): format (400), profile (404), list (404), `since` (400, 410). */
+  resolveChanges(subject: ExportSubject, request: ChangesRequest): Promise<ResolvedExport>;
   /** The file's bytes, rendered by the variant's writer from the list (read as the writer goes). */
   open(resolved: ResolvedExport): AsyncIterable<Uint8Array>;
 }
 
 export function createExportService({ db, writers }: { db: Database; writers: ExportWriters }): ExportService {
   const formats = Object.freeze(Object.keys(writers.formats));
-  const plans = new WeakMap<ResolvedExport, OpenPlan>();
+  const changesWriters = writers.changes ?? {};
+  const changesFormats = Object.freeze(Object.keys(changesWriters));
+  const plans = new WeakMap<ResolvedExport, Render>();
 
   const writerFor = (request: ExportRequest): ExportWriter => {
     if (request.endpoint === 'summary') return writers.summary;
@@ -123,13 +125,24 @@ export function createExportService({ db, writers }: { db: Database; writers: Ex
       fileName: () => exportFileName(store.id, list.published_at, writer.extension, writer.fileSuffix),
       contentType: () => writer.contentType(metaOnce()),
     };
-    plans.set(resolved, { list, storeId: store.id, writer, onlyAvailable: request.onlyAvailable, meta: metaOnce });
+    const plan: OpenPlan = { list, storeId: store.id, writer, onlyAvailable: request.onlyAvailable, meta: metaOnce };
+    plans.set(resolved, () => renderFile(plan));
     return resolved;
   }
 
-  async function* open(resolvedExport: ResolvedExport): AsyncGenerator<Uint8Array> {
-    const plan = plans.get(resolvedExport);
-    if (!plan) throw new Error('open() takes an export this service resolved');
+  async function resolveChanges(subject: ExportSubject, request: ChangesRequest): Promise<ResolvedExport> {
+    const { resolved, render } = await planChanges(db, changesWriters, subject, request);
+    plans.set(resolved, render);
+    return resolved;
+  }
+
+  function open(resolvedExport: ResolvedExport): AsyncIterable<Uint8Array> {
+    const render = plans.get(resolvedExport);
+    if (!render) throw new Error('open() takes an export this service resolved');
+    return render();
+  }
+
+  async function* renderFile(plan: OpenPlan): AsyncGenerator<Uint8Array> {
     const { list, writer, onlyAvailable } = plan;
     const base = plan.meta();
     const meta = writer.needs.categories ? { ...base, categories: await exportCategories(db, plan.storeId, list.category_ids) } : base;
@@ -156,52 +169,9 @@ export function createExportService({ db, writers }: { db: Database; writers: Ex
   return {
     formats,
     resolve,
+    changesFormats,
+    resolveChanges,
     open,
   };
 }
 
-function exportMeta(owner: StoreRecord, list: PriceListRecord, profile: Profile | null, onlyAvailable: boolean): ExportMeta {
-  return {
-    store: { id: owner.id, name: owner.name, currency: owner.currency, url: owner.url, company: owner.company },
-    priceList: {
-      version: list.version,
-      publishedAt: list.published_at,
-      itemCount: onlyAvailable ? list.available_count : list.item_count,
-      currencies: list.currencies,
-    },
-    columns: profile ? profileColumns(profile.columns) : LEGACY_COLUMNS,
-    legacy: profile === null,
-    tabular: profile ?? DEFAULT_TABULAR_OPTIONS,
-    categories: [],
-    priceType: { id: profile?.price_type_id ?? DEFAULT_PRICE_TYPE_ID, name: profile?.price_type_name ?? DEFAULT_PRICE_TYPE_NAME },
-  };
-}
-
-/** The list's categories, parents before children, the default category last. */
-async function exportCategories(db: Database, storeId: string, ids: readonly number[]): Promise<ExportCategory[]> {
-  const categories = (await db.priceLists.categories(storeId, ids)).map(
-    (c): ExportCategory => ({
-      id: c.id,
-      name: c.path === '' ? DEFAULT_CATEGORY_NAME : c.path.split(' / ').at(-1)!,
-      parentId: c.parent_id,
-      path: c.path,
-    }),
-  );
-  categories.sort((a, b) => Number(a.path === '') - Number(b.path === '') || depth(a.path) - depth(b.path) || a.id - b.id);
-  return categories;
-}
-
-/** `demo-shop-20261122T070000Z.csv`: store id (an ASCII slug) and publication time. */
-export function exportFileName(storeId: string, publishedAt: Date, extension: string, suffix = ''): string {
-  // `2026-11-22T07:00:00.000Z` → `20261122T070000Z` by slicing (every download asks; regexes cost more).
-  const iso = publishedAt.toISOString();
-  const stamp = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
-  return `${storeId}${suffix}-${stamp}.${extension}`;
-}
-
-const LEGACY_FIELDS = new Set(LEGACY_COLUMNS.map((column) => column.field));
-
-/** Columns that read only the legacy fields (or constants) need none of an item's other fields. */
-const readsLegacyFieldsOnly = (columns: ExportMeta['columns']): boolean => columns.every((c) => c.field === null || LEGACY_FIELDS.has(c.field));
-
-const depth = (path: string): number => (path === '' ? 0 : path.split(' / ').length);

@@ -73,6 +73,8 @@ export class DemandRecorder {
   ) {}
 
   note(variant: ExportVariant, coding: DemandCoding): void {
+    // A changes answer names two versions: the next publication has no such variant to warm.
+    if (variant.endpoint === 'changes') return;
     const demand = { storeId: variant.storeId, endpoint: variant.endpoint, format: variant.format, profileId: variant.profileId, onlyAvailable: variant.onlyAvailable, coding };
     const id = variantId(demand);
     if (!this.served.has(id)) {

@@ -44,3 +44,6 @@ export const PUBLIC_ERROR_CODES: readonly ErrorCode[] = [
   'invalid_parameter', 'missing_key', 'invalid_key', 'revoked_key', 'expired_key', 'key_scope', 'profile_not_found',
   'price_list_not_found', 'not_found', 'method_not_allowed', 'range_not_satisfiable', 'rate_limited', 'internal_error', 'unavailable',
 ];
+
+/** Codes only some public addresses answer: `version=N` (addresses 2 and 4) and the changes feed's `since`. */
+export const ADDRESS_ERROR_CODES: readonly ErrorCode[] = ['version_not_found', 'since_too_old'];

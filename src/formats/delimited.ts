@@ -16,7 +16,7 @@ import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
  * record; no per-field arrays, objects or option lookups.
  */
 
-const RECORD_END = '\r\n';
+export const RECORD_END = '\r\n';
 const QUOTE = /"/g;
 
 type Cell = (item: PriceItem) => string;
@@ -31,7 +31,7 @@ function quotingTest(delimiter: string): RegExp {
   return new RegExp(`${literal}|["\\r\\n]|^ | $`);
 }
 
-function quoter(delimiter: string): (value: string) => string {
+export function quoter(delimiter: string): (value: string) => string {
   const mustQuote = quotingTest(delimiter);
   return (value) => (mustQuote.test(value) ? `"${value.replace(QUOTE, '""')}"` : value);
 }
@@ -68,7 +68,7 @@ function cellFor(column: ExportColumn, quote: (value: string) => string, options
   }
 }
 
-function delimitedLayout(columns: readonly ExportColumn[], options: TabularOptions): TextLayout {
+export function delimitedLayout(columns: readonly ExportColumn[], options: TabularOptions): TextLayout {
   const { delimiter } = options;
   const quote = quoter(delimiter);
   const cells = columns.map((column) => cellFor(column, quote, options));
@@ -91,7 +91,7 @@ function delimitedLayout(columns: readonly ExportColumn[], options: TabularOptio
  * path every old link takes. The generic layout over LEGACY_COLUMNS must give the same
  * bytes; delimited.test.ts checks that.
  */
-function legacyLayout(delimiter: string): TextLayout {
+export function legacyLayout(delimiter: string): TextLayout {
   const quote = quoter(delimiter);
   return {
     header: LEGACY_COLUMNS.map((column) => column.title).join(delimiter) + RECORD_END,
@@ -117,7 +117,7 @@ function legacyLayout(delimiter: string): TextLayout {
 }
 
 /** The legacy layout is frozen (§5) whatever the meta says; TSV always separates with a tab (§6). */
-function optionsFor(meta: ExportMeta, format: 'csv' | 'tsv'): TabularOptions {
+export function optionsFor(meta: ExportMeta, format: 'csv' | 'tsv'): TabularOptions {
   const options = meta.legacy ? DEFAULT_TABULAR_OPTIONS : meta.tabular;
   return format === 'tsv' ? { ...options, delimiter: '\t' } : options;
 }

@@ -40,7 +40,7 @@ function propertyFor(column: ExportColumn): Property {
   }
 }
 
-function itemLayout(meta: ExportMeta): TextLayout {
+export function jsonItemLayout(meta: ExportMeta): TextLayout {
   const prefixes = meta.columns.map((column, i) => (i === 0 ? '{' : ',') + JSON.stringify(column.key) + ':');
   const values = meta.columns.map(propertyFor);
   const count = values.length;
@@ -72,5 +72,5 @@ export const jsonWriter: ExportWriter = {
   extension: 'json',
   needs: { fields: 'columns', categories: false },
   contentType: () => 'application/json; charset=utf-8',
-  render: (batches, meta) => renderText(batches, itemLayout(meta), UTF8_NO_BOM),
+  render: (batches, meta) => renderText(batches, jsonItemLayout(meta), UTF8_NO_BOM),
 };

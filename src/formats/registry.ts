@@ -1,4 +1,5 @@
 import type { ExportWriter, ExportWriters } from '../model/export-writer.js';
+import { CHANGES_WRITERS } from './changes/registry.js';
 import { commercemlWriter } from './commerceml.js';
 import { csvWriter, tsvWriter } from './delimited.js';
 import { googleWriter } from './google.js';
@@ -27,4 +28,4 @@ export const FORMAT_WRITERS: Readonly<Record<string, ExportWriter>> = Object.fre
 export const EXPORT_FORMATS: readonly string[] = Object.freeze(Object.keys(FORMAT_WRITERS));
 
 /** What the export use case is composed with (src/composition.ts). */
-export const EXPORT_WRITERS: ExportWriters = Object.freeze({ formats: FORMAT_WRITERS, summary: summaryWriter });
+export const EXPORT_WRITERS: ExportWriters = Object.freeze({ formats: FORMAT_WRITERS, summary: summaryWriter, changes: CHANGES_WRITERS });

@@ -2,11 +2,12 @@ import iconv from 'iconv-lite';
 import type { PriceItem } from '../model/price-item.js';
 import type { TabularOptions } from '../model/profile.js';
 
-/** A text format's shape (STYLE §3): a header, one string per item, a footer. */
-export interface TextLayout {
+/** A text format's shape (STYLE §3): a header, one string per item (or per changes entry), a footer. */
+export interface TextLayout<T = PriceItem> {
   header: string;
   /** `index` counts items across batches, from 0 (JSON needs it to place its commas). */
-  row(item: PriceItem, index: number): string;
+  row(item: T, index: number): string;
+  /** Read after the last row (a changes layout closes what its rows left open). */
   footer: string;
 }
 
@@ -107,9 +108,9 @@ function chunker(encoder: Encoder): { add(text: string): Uint8Array[] | null; en
 }
 
 /** Renders a layout over the batches as a byte stream in chunks of about {@link CHUNK_BYTES}. */
-export async function* renderText(
-  batches: AsyncIterable<readonly PriceItem[]>,
-  layout: TextLayout,
+export async function* renderText<T = PriceItem>(
+  batches: AsyncIterable<readonly T[]>,
+  layout: TextLayout<T>,
   encoding: TextEncoding,
 ): AsyncGenerator<Uint8Array> {
   const unicode = encoding.encoding === 'utf-8';

@@ -87,7 +87,7 @@ function elementFor(column: ExportColumn): (item: Parameters<ExportColumn['get']
   };
 }
 
-function itemLayout(meta: ExportMeta): TextLayout {
+export function xmlItemLayout(meta: ExportMeta): TextLayout {
   const elements = meta.columns.map(elementFor);
   const { store, priceList } = meta;
   return {
@@ -109,5 +109,5 @@ export const xmlWriter: ExportWriter = {
   extension: 'xml',
   needs: { fields: 'columns', categories: false },
   contentType: () => 'application/xml; charset=utf-8',
-  render: (batches, meta) => renderText(batches, itemLayout(meta), UTF8_NO_BOM),
+  render: (batches, meta) => renderText(batches, xmlItemLayout(meta), UTF8_NO_BOM),
 };

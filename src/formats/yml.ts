@@ -82,7 +82,7 @@ function shopHeader(meta: ExportMeta): string {
   return text + '</categories>\n<offers>\n';
 }
 
-function offerLayout(meta: ExportMeta): TextLayout {
+export function ymlOfferLayout(meta: ExportMeta): TextLayout {
   const shape = meta.legacy ? legacyShape : profileShape(meta.columns);
   const categoryIds = new Map(meta.categories.map((category) => [category.path, category.id]));
   const defaultCategoryId = categoryIds.get('');
@@ -123,5 +123,5 @@ export const ymlWriter: ExportWriter = {
   // The offer elements read fields beyond the columns; every offer names its category.
   needs: { fields: 'all', categories: true },
   contentType: () => 'application/xml; charset=utf-8',
-  render: (batches, meta) => renderText(batches, offerLayout(meta), UTF8_NO_BOM),
+  render: (batches, meta) => renderText(batches, ymlOfferLayout(meta), UTF8_NO_BOM),
 };

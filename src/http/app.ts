@@ -22,6 +22,7 @@ import { RequestGate } from './request-gate.js';
 import { registerHealthRoutes } from './operations/health.js';
 import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from './operations/request-id.js';
 import { registerRequestMetrics } from './operations/request-metrics.js';
+import { registerChangesRoute } from './routes/changes.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
 import { registerMeRoute } from './routes/me.js';
@@ -206,6 +207,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       const delivery = { exports: deps.exports, cache: renderCacheOf(scope), demand, accelRedirectPrefix: config.accelRedirectPrefix };
       registerExportRoutes(scope, db, gate, delivery);
       registerSummaryRoute(scope, db, gate, delivery);
+      registerChangesRoute(scope, db, gate, delivery);
       registerFeedCheckRoute(scope, db, gate);
       warmers.set(app, registerExportWarming(scope, delivery, demand, config.warmScope));
       demands.set(app, demand);

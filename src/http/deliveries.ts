@@ -25,7 +25,7 @@ const NOTHING: DeliveryNote = { served: () => undefined };
  * `writableFinished`) or cut. Queuing is all the request pays; the ledger writes in batches.
  */
 export function beginDelivery(
-  service: DeliveryService, request: FastifyRequest, reply: FastifyReply, who: { storeId: string; keyId: string }, address: 'prices' | 'summary',
+  service: DeliveryService, request: FastifyRequest, reply: FastifyReply, who: { storeId: string; keyId: string }, address: 'prices' | 'summary' | 'changes',
 ): DeliveryNote {
   if (!service.recording) return NOTHING;
   const response = reply.raw;

@@ -10,7 +10,10 @@ const MAX_DIGESTS = 10_000;
 
 /** One digest of everything that shapes the bytes: the ETag and the cache key both come from it. */
 function variantDigest(variant: ExportVariant): string {
-  const text = JSON.stringify([variant.endpoint, variant.storeId, variant.priceListId, variant.format, variant.profileId, variant.profileRevision, variant.onlyAvailable]);
+  const parts: unknown[] = [variant.endpoint, variant.storeId, variant.priceListId, variant.format, variant.profileId, variant.profileRevision, variant.onlyAvailable];
+  // Only the changes feed has a `since`; the whole files' digests (and ETags) stay as they were.
+  if (variant.since !== undefined) parts.push(variant.since);
+  const text = JSON.stringify(parts);
   let digest = DIGESTS.get(text);
   if (digest === undefined) {
     digest = createHash('sha256').update(text).digest('base64url');

@@ -63,3 +63,14 @@ export function parseExportParams(query: unknown, allowedFormats: readonly strin
   }
   return { format, onlyAvailable, profileId, version };
 }
+
+/**
+ * `since` of the changes address (CONTRACT §11): required, a positive integer (a version the
+ * caller was served). Beyond the latest is the domain's 400; older than retention its 410.
+ */
+export function parseSince(query: unknown): number {
+  const text = first((query ?? {}) as Record<string, unknown>, 'since');
+  if (text === null) throw new AppError('invalid_parameter', 'since is required: the version you hold (X-Price-List-Version of your last download)');
+  if (!/^[1-9]\d{0,8}$/.test(text)) throw new AppError('invalid_parameter', 'since must be a positive integer of up to 9 digits (a version you were served)');
+  return Number(text);
+}

@@ -43,6 +43,8 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, {
   demand?.note(resolved.variant, coding);
   const { tag, key } = variantIds(resolved.variant);
   const etag = setValidators(reply, tag, coding, resolved.lastModified);
+  // The version these bytes are: an importer asks the changes feed `since=` it next time (CONTRACT §11).
+  reply.header('X-Price-List-Version', String(resolved.variant.version));
   if (notModified(request, allTags(tag), resolved.lastModified)) return reply.code(304).send();
   reply.header('Content-Disposition', contentDisposition(resolved.fileName()));
   if (coding !== 'identity') reply.header('Content-Encoding', coding);

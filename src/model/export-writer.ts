@@ -4,6 +4,7 @@
  * here, in the shared vocabulary, so that neither side imports the other: the writers registry
  * is handed to the domain when the app is composed (src/composition.ts).
  */
+import type { ChangesWriter } from './changes-writer.js';
 import type { ExportColumn } from './columns.js';
 import type { RecordReader } from './delimited-record.js';
 import type { PriceItem } from './price-item.js';
@@ -91,4 +92,6 @@ export const takesRecordSource = (writer: ExportWriter): writer is RecordSourceW
 export interface ExportWriters {
   formats: Readonly<Record<string, ExportWriter>>;
   summary: ExportWriter;
+  /** The changes address's writers (CONTRACT §11), by `format`; absent: the service answers no changes. */
+  changes?: Readonly<Record<string, ChangesWriter>>;
 }

@@ -12,7 +12,7 @@ export interface DeliveryRecord {
   store_id: string;
   key_id: string;
   at: Date;
-  /** `prices` (addresses 2 and 4) or `summary` (address 3). */
+  /** `prices` (addresses 2 and 4), `summary` (address 3) or `changes` (CONTRACT §11). */
   address: string;
   /** Null when the request failed before its parameters were read. */
   format: string | null;

@@ -9,6 +9,9 @@ import type { DelimitedRecordSpec } from '../model/delimited-record.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
 import type { CommitOutcome, VersionStore } from './versions-types.js';
+import type { ChangesRepository } from './changes-types.js';
+
+export type { ChangeCandidate, ChangeSpan, ChangesRepository } from './changes-types.js';
 
 export type {
   CommitOutcome, ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
@@ -227,6 +230,8 @@ export interface Database {
   readonly priceLists: PriceListRepository;
   /** History, the guard, quarantine and rollback (CONTRACT §10). */
   readonly versions: VersionStore;
+  /** The changes feed: what differs between two versions (CONTRACT §11). */
+  readonly changes: ChangesRepository;
   /** The delivery ledger, webhooks and their outbox (CONTRACT §12–§13). */
   readonly deliveries: DeliveryRepositories;
   migrate(): Promise<void>;

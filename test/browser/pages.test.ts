@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { issueKey, revokeKey } from '../../src/domain/keys.js';
 import { createStore } from '../../src/domain/stores.js';
-import { PUBLIC_ERROR_CODES } from '../../src/errors/codes.js';
+import { ADDRESS_ERROR_CODES, PUBLIC_ERROR_CODES } from '../../src/errors/codes.js';
 import { EXPORT_FORMATS } from '../../src/formats/registry.js';
 import { CHROMIUM_PATH, haveChromium, launchChromium, offlineContext, startDemoApp, type RunningApp } from './browser-app.js';
 
@@ -23,6 +23,7 @@ const OPERATIONS: Record<string, string> = {
   campaignDataLatestGet: '/WebApi/CampaignDataLatestGet/{api_key}',
   exportLatest: '/api/export/latest',
   summaryExportLatestGet: '/WebApi/SummaryExportLatestGet/{api_key}',
+  exportChanges: '/api/export/changes',
 };
 
 const MEDIA_TYPES: Record<string, string> = {
@@ -159,7 +160,7 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
     await withPage(async (page) => {
       await openDocs(page, root);
       const anchors = await page.$$eval('[id^="error-"]', (nodes) => nodes.map((n) => n.id));
-      assert.deepEqual(anchors, PUBLIC_ERROR_CODES.map((code) => `error-${code}`));
+      assert.deepEqual(anchors, [...PUBLIC_ERROR_CODES, ...ADDRESS_ERROR_CODES].map((code) => `error-${code}`));
       for (const app of [root, prefixed]) {
         const problem = (await (await fetch(`${app.base}/api/me`)).json()) as { type: string; code: string };
         assert.equal(problem.code, 'missing_key');

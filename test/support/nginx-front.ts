@@ -99,6 +99,8 @@ ${accel ? `
       add_header RateLimit $upstream_http_ratelimit;
       add_header RateLimit-Policy $upstream_http_ratelimit_policy;
       add_header X-Request-Id $upstream_http_x_request_id;
+      add_header X-Price-List-Version $upstream_http_x_price_list_version;
+      add_header X-Since-Version $upstream_http_x_since_version;
       # A file evicted between the hand-off and the open is a plain 404, not an error log line.
       log_not_found off;
     }` : ''}

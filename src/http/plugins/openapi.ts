@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from '../../config/config.js';
-import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/codes.js';
+import { ADDRESS_ERROR_CODES, ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from '../../errors/codes.js';
 import { ProblemSchema } from '../schemas/problem.js';
 import { FeedCheckSchema } from '../schemas/feed-check.js';
 import { MeSchema } from '../schemas/me.js';
@@ -10,7 +10,7 @@ import { ConsumerSchema, DeliveriesSchema } from '../schemas/deliveries.js';
 
 /** When each public code answers: CONTRACT §4's table, in the words a key holder needs. */
 const WHEN: Partial<Record<ErrorCode, string>> = {
-  invalid_parameter: 'bad `format`, `only_available` or `profile_id`; `detail` names the parameter and the allowed values',
+  invalid_parameter: 'bad `format`, `only_available`, `profile_id`, `version` or `since` (missing, not a positive integer, or beyond the latest version); `detail` names the parameter and the allowed values',
   missing_key: 'no key given (no `X-Api-Key` header, an empty path segment, no `key` parameter, no Basic password); every 401 carries `WWW-Authenticate: ApiKey, Basic realm="price-export", charset="UTF-8"`',
   invalid_key: 'no such key (malformed, wrong checksum, unknown), or Basic credentials that cannot be read (not base64, no colon, nothing after `Basic`)',
   revoked_key: 'the key was revoked; ask the store for a new one',
@@ -18,6 +18,8 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   key_scope: "the key is right but does not open this: another address, format or profile than its scopes allow (`/api/me` shows them); `detail` names what the key may do",
   profile_not_found: "unknown profile, or another store's (answered alike)",
   price_list_not_found: 'the store has not published a price list yet',
+  version_not_found: 'addresses 2 and 4 with `version=N`: that version is unknown, no longer kept, or held',
+  since_too_old: '`/api/export/changes`: the version in `since` is no longer kept (or was published before the changes feed existed); download the whole list and ask for changes since its `X-Price-List-Version` next time',
   not_found: 'no such address',
   method_not_allowed: 'anything but GET or HEAD; the `Allow` header lists them',
   range_not_satisfiable: 'a `Range` that starts past the end of the file; `Content-Range: bytes */<size>` gives the size',
@@ -27,7 +29,7 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
 };
 
 /** The rows problem `type` URLs point at (`/docs#error-<code>`): only the codes a key holder can meet. */
-const ERROR_TABLE = PUBLIC_ERROR_CODES.map(
+const ERROR_TABLE = [...PUBLIC_ERROR_CODES, ...ADDRESS_ERROR_CODES].map(
   (code) => `| <a id="error-${code}"></a>\`${code}\` | ${ERROR_CODES[code].status} | ${ERROR_CODES[code].title} | ${WHEN[code] ?? ''} |`,
 ).join('\n');
 

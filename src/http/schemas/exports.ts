@@ -96,3 +96,35 @@ export const summaryExportSchema = {
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', format: 'binary' } },
   }),
 };
+
+const CHANGES_TYPES = {
+  'application/json': { schema: { type: 'object' }, example: { since: 3, version: 5, published_at: '2026-11-22T07:00:00.000Z', changed: [], removed: ['A-17'] } },
+  'application/x-ndjson': { schema: { type: 'string' } },
+  'text/csv': { schema: { type: 'string' }, example: 'offer_id,name,price,old_price,currency,available,quantity,url,_action\r\nA-17,,,,,,,,delete\r\n' },
+  'text/tab-separated-values': { schema: { type: 'string' } },
+  'application/xml': { schema: { type: 'string' } },
+};
+
+/** The changes address (CONTRACT §11). */
+export const exportChangesSchema = (formats: readonly string[]) => ({
+  operationId: 'exportChanges',
+  tags: ['Exports'],
+  summary: 'What changed since a version you hold (key in the query)',
+  description:
+    'The items of the latest version that were added or changed since version `since`, and the offer_ids removed since then: an importer keeps ' +
+    "`X-Price-List-Version` of each download and asks `since=` that version next time. \"Changed\" means a value the export shows differs (with a profile, its columns; the price always counts); " +
+    'with `only_available=true` an item that became unavailable is a removal. A quarantined item counts by the value served. ' +
+    'Headers `X-Price-List-Version` (the latest) and `X-Since-Version`. `since` = the latest: 200 with nothing changed; older than the kept history: 410 `since_too_old` ' +
+    '(download the whole list); beyond the latest or not a positive integer: 400. ' +
+    'json: `{since, version, published_at, changed: [items], removed: [offer_id…]}`; ndjson: an item per line, then `{"removed":[…]}`; csv/tsv: the columns plus `_action` ' +
+    '(`upsert`, or `delete` with only the offer_id); xml: `<changes since version>` with `<item>` and `<removed offer_id/>`; yml: a whole YML feed of the changed offers, ' +
+    'removed ones as `<offer available="false">` with the values of version `since`. Each line always carries the offer_id (a profile without it gets it as the first column). ' +
+    `${notes}`,
+  querystring: Type.Object({
+    key: Type.Optional(Type.String({ description: 'The API key (or send it as the Basic password)' })),
+    since: Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'The version you hold: `X-Price-List-Version` of your last download (or `price_list.version` in json).' }),
+    ...commonQuery(formats, 'json'),
+  }),
+  security: BASIC_OR_QUERY_KEY,
+  response: fileResponses('The changes.', CHANGES_TYPES, [...PUBLIC_ERROR_CODES, 'since_too_old']),
+});

@@ -20,6 +20,7 @@ export const PURGE_BATCH = 20_000;
 export function* forgetLists(d: SqlDialect, ids: readonly number[], owners: readonly number[]): Steps<void> {
   if (ids.length > 0) {
     yield { sql: `DELETE FROM quarantined_items WHERE ${d.anyId('price_list_id')}`, params: [d.ids(ids)] };
+    yield { sql: `DELETE FROM price_list_changes WHERE ${d.anyId('price_list_id')}`, params: [d.ids(ids)] };
     yield { sql: `DELETE FROM price_lists WHERE ${d.anyId('id')}`, params: [d.ids(ids)] };
   }
   for (const owner of owners) {

@@ -7,6 +7,7 @@ import { SqlProfileRepository } from './profiles.js';
 import { rowMappers } from './rows.js';
 import { SqlStoreRepository } from './stores.js';
 import { SqlVersionRepository } from './versions.js';
+import { SqlChangesRepository } from './changes.js';
 import { deliveryRepositories } from './delivery-repositories.js';
 import { SqlVariantDemandRepository } from './variant-demand.js';
 
@@ -21,6 +22,7 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     profiles: new SqlProfileRepository(d, map),
     priceLists: new SqlPriceListRepository(d, map),
     versions: new SqlVersionRepository(d, map),
+    changes: new SqlChangesRepository(d),
     deliveries: deliveryRepositories(d),
     demand: new SqlVariantDemandRepository(d),
     publicationFeed: () => dialect.publicationFeed(),

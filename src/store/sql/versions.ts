@@ -5,6 +5,7 @@ import type {
   ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
 } from '../versions-types.js';
 import type { Row, SqlDialect, Steps } from './dialect.js';
+import { recordChanges } from './changes.js';
 import { forgetLists, purgeQueuedRows } from './purge.js';
 import { LIST_COLUMNS, type RowMappers } from './rows.js';
 
@@ -284,6 +285,8 @@ function* servedSummary(listId: number): Steps<{ item_count: number; available_c
  */
 export function* makeLatest(d: SqlDialect, storeId: string, listId: number, keep: number): Steps<void> {
   const { rows } = yield { sql: 'SELECT version FROM price_lists WHERE id = ?', params: [listId] };
+  // CONTRACT §11: what this version changes against the latest it replaces, recorded once.
+  yield* recordChanges(d, storeId, listId);
   yield { sql: 'UPDATE stores SET latest_price_list_id = ? WHERE id = ?', params: [listId, storeId] };
   yield { sql: `UPDATE price_lists SET retired_at = ? WHERE store_id = ? AND held = 1 AND version < ? AND ${KEPT}`, params: [d.timeParam(new Date(0)), storeId, rows[0].version] };
   yield {

@@ -1,0 +1,35 @@
+import type { PriceItem } from '../model/price-item.js';
+
+/*
+ * The changes feed's storage seam (CONTRACT §11): which versions a `since=N` request spans, and
+ * the offers that may differ between the rows at N and at the latest, with both rows.
+ */
+
+/** The kept versions a changes request reads, newest first: those after `since` up to `latest`. */
+export interface ChangeSpan {
+  since: number;
+  latest: number;
+  versions: readonly { id: number; version: number }[];
+}
+
+/** An offer recorded as added, changed or removed in the span; a row is null where the offer was absent. */
+export interface ChangeCandidate {
+  offer_id: string;
+  /** Its served row at `since`. */
+  before: PriceItem | null;
+  /** Its served row at the latest. */
+  after: PriceItem | null;
+}
+
+export interface ChangesRepository {
+  /**
+   * The span from `since` to `latest`; null when `since` is not a kept version or a version in
+   * between has no recorded changes (published before the feed existed): answer 410.
+   */
+  span(storeId: string, since: number, latest: number): Promise<ChangeSpan | null>;
+  /**
+   * Each offer recorded in the span once, in pages, with its rows in `before` and `after` (the
+   * items list ids of the two versions): what changed costs, not the list.
+   */
+  candidates(storeId: string, span: ChangeSpan, before: number, after: number): AsyncIterable<ChangeCandidate[]>;
+}

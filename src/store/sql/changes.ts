@@ -1,0 +1,108 @@
+import { ITEM_COLUMNS, itemFromRow } from '../item-row.js';
+import type { ChangeCandidate, ChangeSpan, ChangesRepository } from '../changes-types.js';
+import type { SqlDialect, Steps } from './dialect.js';
+
+/*
+ * CONTRACT §11, the changes feed, for both dialects. Each version that becomes latest records
+ * once, in the transaction that makes it latest, the offer_ids whose served row differs in any
+ * stored field from the previous latest's (added, changed or removed): `price_list_changes`.
+ * The latest versions follow one another in increasing numbers (makeLatest discards held
+ * versions older than a new latest), so what differs between the rows at N and at M is among
+ * the recorded offer_ids of the versions in (N, M]; a changes request reads only those, with
+ * the rows at N and at M beside them, and never the whole list.
+ */
+
+/** A published version in retention (versions.ts's KEPT) that has been latest. */
+const KEPT_SERVED = "status = 'published' AND retired_at IS NULL AND held = 0";
+
+/** Columns compared: every stored field of an item (quote_free is derived from them). */
+const NOT_NULL_FIELDS = ['name', 'price', 'currency', 'available'];
+const NULLABLE_FIELDS = ['old_price', 'quantity', 'url', 'extra'];
+const DIFFERS = [
+  ...NOT_NULL_FIELDS.map((c) => `n.${c} <> o.${c}`),
+  ...NULLABLE_FIELDS.map((c) => `n.${c} IS DISTINCT FROM o.${c}`),
+].join(' OR ');
+
+/**
+ * In a change's transaction, before `listId` becomes the store's latest: records which offers its
+ * served rows add, change or remove against the latest's (all of them for a store's first list).
+ * One pass over each list by its (price_list_id, offer_id) index.
+ */
+export function* recordChanges(d: SqlDialect, storeId: string, listId: number): Steps<void> {
+  const { rows } = yield {
+    sql: `SELECT (SELECT COALESCE(items_of, id) FROM price_lists WHERE id = ?) AS fresh,
+                 (SELECT COALESCE(p.items_of, p.id) FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?) AS previous`,
+    params: [listId, storeId],
+  };
+  const fresh = Number(rows[0].fresh);
+  const previous = rows[0].previous === null ? -1 : Number(rows[0].previous);
+  if (fresh !== previous) {
+    yield {
+      sql: `INSERT INTO price_list_changes (price_list_id, offer_id)
+            SELECT CAST(? AS bigint), n.offer_id FROM price_items n LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = n.offer_id
+             WHERE n.price_list_id = ? AND (o.offer_id IS NULL OR ${DIFFERS})`,
+      params: [listId, previous, fresh],
+    };
+    if (previous !== -1) {
+      yield {
+        sql: `INSERT INTO price_list_changes (price_list_id, offer_id)
+              SELECT CAST(? AS bigint), o.offer_id FROM price_items o
+               WHERE o.price_list_id = ? AND NOT EXISTS (SELECT 1 FROM price_items n WHERE n.price_list_id = ? AND n.offer_id = o.offer_id)`,
+        params: [listId, previous, fresh],
+      };
+    }
+  }
+  yield { sql: 'UPDATE price_lists SET changes_known = 1 WHERE id = ?', params: [listId] };
+}
+
+/** Offers read per statement. */
+export const CHANGES_PAGE = 2_000;
+
+const columnsOf = (alias: string) => ITEM_COLUMNS.split(', ').map((c) => `${alias}.${c} AS ${alias}_${c}`).join(', ');
+const COLUMN_NAMES = ITEM_COLUMNS.split(', ');
+
+export class SqlChangesRepository implements ChangesRepository {
+  constructor(private readonly d: SqlDialect) {}
+
+  async span(storeId: string, since: number, latest: number): Promise<ChangeSpan | null> {
+    const { rows } = await this.d.query({
+      sql: `SELECT id, version, changes_known FROM price_lists WHERE store_id = ? AND ${KEPT_SERVED} AND version >= ? AND version <= ? ORDER BY version DESC`,
+      params: [storeId, since, latest],
+      request: true,
+    });
+    const at = rows.find((r) => Number(r.version) === since);
+    // The rows at `since` are gone, or a version in between never recorded its changes.
+    if (!at || rows.some((r) => Number(r.version) > since && Number(r.changes_known) !== 1)) return null;
+    return { since, latest, versions: rows.filter((r) => Number(r.version) > since).map((r) => ({ id: Number(r.id), version: Number(r.version) })) };
+  }
+
+  async *candidates(storeId: string, span: ChangeSpan, before: number, after: number): AsyncGenerator<ChangeCandidate[]> {
+    // Newest version first; an offer recorded by a later version of the span was given there.
+    for (const version of span.versions) {
+      let from = '';
+      for (;;) {
+        const { rows } = await this.d.query({
+          sql: `SELECT c.offer_id, ${columnsOf('m')}, ${columnsOf('o')}
+                  FROM price_list_changes c
+                  LEFT JOIN price_items m ON m.price_list_id = ? AND m.offer_id = c.offer_id
+                  LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = c.offer_id
+                 WHERE c.price_list_id = ? AND c.offer_id > ?
+                   AND NOT EXISTS (SELECT 1 FROM price_list_changes l
+                                    WHERE l.offer_id = c.offer_id AND l.price_list_id IN (
+                                      SELECT id FROM price_lists WHERE store_id = ? AND ${KEPT_SERVED} AND version > ? AND version <= ?))
+                 ORDER BY c.offer_id LIMIT ?`,
+          params: [after, before, version.id, from, storeId, version.version, span.latest, CHANGES_PAGE],
+          request: true,
+        });
+        if (rows.length === 0) break;
+        yield rows.map((r) => ({
+          offer_id: r.offer_id as string,
+          after: r.m_offer_id === null ? null : itemFromRow(COLUMN_NAMES.map((c) => r[`m_${c}`])),
+          before: r.o_offer_id === null ? null : itemFromRow(COLUMN_NAMES.map((c) => r[`o_${c}`])),
+        }));
+        if (rows.length < CHANGES_PAGE) break;
+        from = rows[rows.length - 1].offer_id as string;
+      }
+    }
+  }
+}

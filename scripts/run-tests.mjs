@@ -51,7 +51,7 @@ const TIERS = {
   // test/versions: CONTRACT §10's history, guard, quarantine and rollback through the domain, on every dialect.
   store: ['src/store/', 'test/domain/', 'test/versions/'],
   http: ['test/http/', 'test/admin/', 'test/cache/', 'test/operations/'],
-  system: ['test/cli/', 'test/robustness/', 'test/multi-instance/', 'test/browser/', 'src/formats/xlsx/', 'src/formats/yml.test.ts', 'src/formats/commerceml.test.ts', 'test/deliveries/'],
+  system: ['test/cli/', 'test/changes/', 'test/robustness/', 'test/multi-instance/', 'test/browser/', 'src/formats/xlsx/', 'src/formats/yml.test.ts', 'src/formats/commerceml.test.ts', 'test/deliveries/'],
 };
 
 function tierOf(relative) {

@@ -5,6 +5,7 @@ import { issueKey, revokeKey } from '../../src/domain/keys.js';
 import { createStore } from '../../src/domain/stores.js';
 import { ADDRESS_ERROR_CODES, PUBLIC_ERROR_CODES } from '../../src/errors/codes.js';
 import { EXPORT_FORMATS } from '../../src/formats/registry.js';
+import { publishJson } from '../support/test-app.js';
 import { CHROMIUM_PATH, haveChromium, launchChromium, offlineContext, startDemoApp, type RunningApp } from './browser-app.js';
 
 const skip = haveChromium() ? false : `${CHROMIUM_PATH} is missing: the browser tests of /docs and / are skipped (apt-get install chromium)`;
@@ -448,6 +449,34 @@ describe('the key holder’s pages in a real browser', { skip }, () => {
       });
     } finally {
       await behindProxy.close();
+    }
+  });
+
+  test('the builder offers the changes feed: since the chosen version, its own formats, a working preview', async () => {
+    const app = await startDemoApp();
+    try {
+      const first = (await app.db.priceLists.latest(app.demo.storeId))!.version;
+      const next = await publishJson(app.db, app.demo.storeId, [{ offer_id: 'CHANGED-1', name: 'New in the list', price: 10 }], 'json', { force: true });
+      await withPage(async (page) => {
+        await checkKey(page, app, app.demo.key);
+        await page.check('input[name=kind][value=changes]');
+        assert.equal(await page.innerText('#version-label'), 'Changes since version');
+        assert.deepEqual(await page.$$eval('#format option', (options) => options.map((o) => (o as HTMLOptionElement).value)), ['json', 'ndjson', 'csv', 'tsv', 'xml', 'yml']);
+        // No version chosen: since the latest (nothing changed yet); the price list's format is kept.
+        assert.equal(await page.inputValue('#address'), `${app.base}/api/export/changes?key=${app.demo.key}&since=${next.version}&format=csv`);
+        await page.selectOption('#version', String(first));
+        await page.selectOption('#format', 'ndjson');
+        const address = await page.inputValue('#address');
+        assert.equal(address, `${app.base}/api/export/changes?key=${app.demo.key}&since=${first}&format=ndjson`);
+        const answer = await fetch(address);
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get('x-price-list-version'), String(next.version));
+        const preview = await settledPreview(page);
+        assert.doesNotMatch(preview.kind, /error/, preview.status);
+        assert.match(preview.text, /CHANGED-1/);
+      });
+    } finally {
+      await app.close();
     }
   });
 

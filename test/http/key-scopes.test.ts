@@ -144,7 +144,7 @@ for (const dialect of DIALECTS) {
       const open = JSON.parse((await get(t.app, '/api/me', { 'x-api-key': (await scoped({})).value })).body);
       assert.deepEqual(open.key.scopes, { addresses: null, formats: null, profiles: null });
       assert.equal(open.key.expires_at, null);
-      assert.deepEqual(Object.keys(open.exports), ['campaign_data', 'export_latest', 'summary']);
+      assert.deepEqual(Object.keys(open.exports), ['campaign_data', 'export_latest', 'summary', 'changes']);
     });
 
     test('a scope change is seen by the next request, and a 304 is never answered outside the scope', async () => {

@@ -54,6 +54,8 @@ export function registerMeRoute(
           export_latest: `${base}/api/export/latest?key={api_key}`,
         }),
         ...(opensAddress(scopes, 'summary') && allowsFormat(scopes, 'xlsx') && { summary: `${base}/WebApi/SummaryExportLatestGet/{api_key}` }),
+        // CONTRACT §11: {version} is the version the importer holds (X-Price-List-Version of its last download).
+        ...(opensAddress(scopes, 'changes') && { changes: `${base}/api/export/changes?key={api_key}&since={version}` }),
       },
     };
   });

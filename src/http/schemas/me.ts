@@ -55,6 +55,7 @@ export const MeSchema = Type.Object(
         campaign_data: Type.Optional(Type.String()),
         export_latest: Type.Optional(Type.String()),
         summary: Type.Optional(Type.String()),
+        changes: Type.Optional(Type.String({ description: 'The changes feed (CONTRACT §11); replace {version} with the version you hold.' })),
       },
       { description: 'Address templates; replace {api_key} with the key. Add format, only_available, profile_id as query parameters. Only the addresses the key opens are listed; `profiles` and `formats` too list only what the key may use.' },
     ),

@@ -14,12 +14,14 @@
   var PREVIEW_LINES = 20;
   var PREVIEW_MAX_BYTES = 64 * 1024;
   var PREVIEW_LINE_CHARS = 400;
-  var FORMAT_NAMES = { csv: 'CSV', tsv: 'TSV (tab-separated)', xlsx: 'Excel workbook (xlsx)', json: 'JSON', xml: 'XML', yml: 'YML (Yandex Market)', commerceml: 'CommerceML 2 (1C offers)', google: 'Google Merchant feed' };
+  var FORMAT_NAMES = { csv: 'CSV', tsv: 'TSV (tab-separated)', xlsx: 'Excel workbook (xlsx)', json: 'JSON', xml: 'XML', yml: 'YML (Yandex Market)', commerceml: 'CommerceML 2 (1C offers)', google: 'Google Merchant feed', ndjson: 'NDJSON (one item per line)' };
   // CONTRACT section 3: the summary is a workbook only; the price list's default is the legacy CSV.
   var KINDS = {
     campaign_data: { defaultFormat: 'csv', formats: null, path: '/WebApi/CampaignDataLatestGet/{api_key}' },
     export_latest: { defaultFormat: 'csv', formats: null, path: '/api/export/latest?key={api_key}' },
-    summary: { defaultFormat: 'xlsx', formats: ['xlsx'], path: '/WebApi/SummaryExportLatestGet/{api_key}' }
+    summary: { defaultFormat: 'xlsx', formats: ['xlsx'], path: '/WebApi/SummaryExportLatestGet/{api_key}' },
+    // CONTRACT section 11: its own formats; `since` is the version chosen below (the latest when none is).
+    changes: { defaultFormat: 'json', formats: ['json', 'ndjson', 'csv', 'tsv', 'xml', 'yml'], path: '/api/export/changes?key={api_key}&since={version}' }
   };
 
   /** @param {string} id @returns {HTMLElement} */
@@ -219,12 +221,16 @@
   function fillFormats() {
     var kind = KINDS[chosenKind()];
     var select = /** @type {HTMLSelectElement} */ (el('format'));
-    var formats = (kind.formats || checked.me.formats).filter(function (f) { return checked.me.formats.indexOf(f) !== -1; });
+    var limited = checked.me.key.scopes && checked.me.key.scopes.formats;
+    var formats = chosenKind() === 'changes'
+      ? kind.formats.filter(function (f) { return !limited || limited.indexOf(f) !== -1; })
+      : (kind.formats || checked.me.formats).filter(function (f) { return checked.me.formats.indexOf(f) !== -1; });
     select.textContent = '';
     formats.forEach(function (f) { select.append(option(f, FORMAT_NAMES[f] || f)); });
     select.value = formats.includes(priceFormat) ? priceFormat : formats.includes(kind.defaultFormat) ? kind.defaultFormat : formats[0];
     // The summary is always of the latest list.
     control('version').disabled = chosenKind() === 'summary';
+    el('version-label').textContent = chosenKind() === 'changes' ? 'Changes since version' : 'Version';
   }
 
   /** The exact address: the api/me template with the key, and only the parameters that differ from the defaults. */
@@ -234,13 +240,14 @@
     // A template without a host (production without PUBLIC_URL or ALLOWED_HOSTS) is on this page's origin.
     var template = checked.me.exports[kindName];
     if (template.charAt(0) === '/') template = location.origin + template;
-    var address = template.replace('{api_key}', encodeURIComponent(checked.key));
+    var since = control('version').value || String(checked.me.price_list ? checked.me.price_list.version : 1);
+    var address = template.replace('{api_key}', encodeURIComponent(checked.key)).replace('{version}', since);
     var params = [];
     var format = control('format').value;
     if (format && format !== kind.defaultFormat) params.push('format=' + encodeURIComponent(format));
     if (control('profile').value) params.push('profile_id=' + encodeURIComponent(control('profile').value));
     if (control('only-available').checked) params.push('only_available=true');
-    if (control('version').value && kindName !== 'summary') params.push('version=' + encodeURIComponent(control('version').value));
+    if (control('version').value && kindName !== 'summary' && kindName !== 'changes') params.push('version=' + encodeURIComponent(control('version').value));
     if (params.length > 0) address += (address.indexOf('?') === -1 ? '?' : '&') + params.join('&');
     return address;
   }

@@ -92,9 +92,19 @@ export async function planChanges(
 }
 
 /**
- * The upserts, then the deletes, in batches: two passes over the touched offers (a writer prints
- * every upsert before the first delete). An offer counts as present in a version when it is
- * there and, with `only_available`, available.
+ * Removals kept in memory while the upserts stream, so that one pass over the touched offers
+ * usually does: only an answer with more removals than this reads them again in a second pass.
+ * Bounded, so memory never grows with the list (a wiped catalogue takes the second pass).
+ */
+export const REMOVALS_HELD = 20_000;
+
+/** Removals handed to the writer per batch. */
+const BATCH = 2_000;
+
+/**
+ * The upserts, then the deletes, in batches (a writer prints every upsert before the first
+ * delete). An offer counts as present in a version when it is there and, with `only_available`,
+ * available.
  */
 async function* changeEntries(
   db: Database, storeId: string, span: ChangeSpan, base: PriceListRecord, latest: PriceListRecord,
@@ -102,12 +112,22 @@ async function* changeEntries(
 ): AsyncGenerator<ChangeEntry[]> {
   const present = (item: PriceItem | null): item is PriceItem => item !== null && (!onlyAvailable || item.available);
   const touched = () => db.changes.candidates(storeId, span, base.items_list_id, latest.items_list_id);
+  let removals: ChangeEntry[] | null = [];
   for await (const page of touched()) {
     const batch: ChangeEntry[] = [];
     for (const { before, after } of page) {
-      if (present(after) && (!present(before) || !sameShown(before, after))) batch.push({ action: 'upsert', item: after });
+      if (present(after)) {
+        if (!present(before) || !sameShown(before, after)) batch.push({ action: 'upsert', item: after });
+      } else if (removals !== null && present(before)) {
+        removals.push({ action: 'delete', item: before });
+        if (removals.length > REMOVALS_HELD) removals = null;
+      }
     }
     if (batch.length > 0) yield batch;
+  }
+  if (removals !== null) {
+    for (let at = 0; at < removals.length; at += BATCH) yield removals.slice(at, at + BATCH);
+    return;
   }
   for await (const page of touched()) {
     const batch: ChangeEntry[] = [];

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { REMOVALS_HELD } from '../../src/domain/changes.js';
 import { createExportService } from '../../src/domain/exports.js';
 import { putProfile } from '../../src/domain/profiles.js';
 import { releaseQuarantine, rollback } from '../../src/domain/versions.js';
@@ -149,6 +150,17 @@ for (const dialect of DIALECTS) {
       assert.equal(await refusal(changes(db, storeId, last.version + 1)), 'invalid_parameter');
       assert.equal(await refusal(changes(db, storeId, first.version)), 'since_too_old');
       assert.deepEqual((await changes(db, storeId, last.version - 1)).changed.map((item) => item.price), [102, 102]);
+    });
+
+    test('more removals than are held in memory: the removals are read in a second pass, and all of them come', async () => {
+      const storeId = await newStore(db);
+      const count = REMOVALS_HELD + 5;
+      const first = await publish(db, storeId, [...items(count), ...items(3, () => 100, 'KEEP')]);
+      await publish(db, storeId, items(3, (i) => (i === 0 ? 101 : 100), 'KEEP'), force);
+      const answer = await changes(db, storeId, first.version);
+      assert.deepEqual(ids(answer), ['KEEP0']);
+      assert.equal(answer.removed.length, count);
+      assert.equal(new Set(answer.removed).size, count);
     });
 
     test('property: the changes from N applied to the list at N give exactly the list at M', async () => {

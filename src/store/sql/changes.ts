@@ -37,23 +37,27 @@ export function* recordChanges(d: SqlDialect, storeId: string, listId: number): 
   const fresh = Number(rows[0].fresh);
   const previous = rows[0].previous === null ? -1 : Number(rows[0].previous);
   if (fresh !== previous) {
-    yield {
-      sql: `INSERT INTO price_list_changes (price_list_id, offer_id)
-            SELECT CAST(? AS bigint), n.offer_id FROM price_items n LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = n.offer_id
-             WHERE n.price_list_id = ? AND (o.offer_id IS NULL OR ${DIFFERS})`,
-      params: [listId, previous, fresh],
-    };
-    if (previous !== -1) {
-      yield {
-        sql: `INSERT INTO price_list_changes (price_list_id, offer_id)
-              SELECT CAST(? AS bigint), o.offer_id FROM price_items o
-               WHERE o.price_list_id = ? AND NOT EXISTS (SELECT 1 FROM price_items n WHERE n.price_list_id = ? AND n.offer_id = o.offer_id)`,
-        params: [listId, previous, fresh],
-      };
-    }
+    const [addedOrChanged, removed] = CHANGED_OFFERS_SQL;
+    yield { sql: addedOrChanged, params: [listId, previous, fresh] };
+    // A store's first list: everything is added, nothing removed.
+    if (previous !== -1) yield { sql: removed, params: [listId, previous, fresh] };
   }
   yield { sql: 'UPDATE price_lists SET changes_known = 1 WHERE id = ?', params: [listId] };
 }
+
+/**
+ * The two statements that record a version's changes (params: the version's list id, the
+ * previous latest's items, the version's items): offers added or changed, then offers removed.
+ * Exported for bench/figures/changes.ts, which times them against the publication.
+ */
+export const CHANGED_OFFERS_SQL = [
+  `INSERT INTO price_list_changes (price_list_id, offer_id)
+   SELECT CAST(? AS bigint), n.offer_id FROM price_items n LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = n.offer_id
+    WHERE n.price_list_id = ? AND (o.offer_id IS NULL OR ${DIFFERS})`,
+  `INSERT INTO price_list_changes (price_list_id, offer_id)
+   SELECT CAST(? AS bigint), o.offer_id FROM price_items o
+    WHERE o.price_list_id = ? AND NOT EXISTS (SELECT 1 FROM price_items n WHERE n.price_list_id = ? AND n.offer_id = o.offer_id)`,
+] as const;
 
 /** Offers read per statement. */
 export const CHANGES_PAGE = 2_000;

@@ -1,0 +1,158 @@
+/*
+ * Issue #14's figures: a 1M-item list of which 1 % changed (0.8 % prices, 0.1 % removed, 0.1 %
+ * added).
+ *
+ *   1. The changes answer in JSON against the full JSON export of the same version: time
+ *      (goal ≥ 20× faster) and bytes (goal ≤ 2 %). Both are rendered by the export service a
+ *      cache miss runs (domain/exports.ts), in this process, read to the last byte; no render
+ *      cache, no HTTP on either side.
+ *   2. The publication's extra cost of recording its changes (goal ≤ 10 %): each round publishes
+ *      a new 1 %-changed list (the time includes recording), then times the two recording
+ *      statements (store/sql/changes.ts CHANGED_OFFERS_SQL) on the same two lists into a scratch
+ *      table; the reference is the publication without them (publication − recording).
+ *
+ *   node --import tsx bench/figures/changes.ts [--items 1000000] [--rounds 5] [--quick] [--database-url postgres://…]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { createExportService } from '../../src/domain/exports.js';
+import type { SourceRow } from '../../src/domain/publication-source.js';
+import { publishPriceList } from '../../src/domain/publishing.js';
+import { createStore } from '../../src/domain/stores.js';
+import { EXPORT_WRITERS } from '../../src/formats/registry.js';
+import { openDatabase } from '../../src/store/factory.js';
+import { CHANGED_OFFERS_SQL } from '../../src/store/sql/changes.js';
+import type { Database } from '../../src/store/types.js';
+import { rawItem } from '../bench-data.js';
+import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
+
+const { values: args } = parseArgs({ options: { items: { type: 'string' }, rounds: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, 'database-url': { type: 'string' } } });
+const ITEMS = Number(args.items ?? (args.quick ? 100_000 : 1_000_000));
+const ROUNDS = Math.max(5, Number(args.rounds));
+const dir = mkdtempSync(join(tmpdir(), 'price-export-changes-bench-'));
+const databaseUrl = args['database-url'] ?? `sqlite:${join(dir, 'bench.db')}`;
+const STORE = `changes-bench-${Date.now().toString(36)}`;
+const dialect = databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+
+/** Generation `g` of the catalogue: 1 % of the items differ from generation g − 1. */
+async function* generation(g: number): AsyncGenerator<SourceRow> {
+  const removedFrom = ITEMS - ITEMS / 1000;
+  for (let i = 0; i < ITEMS + (g > 0 ? ITEMS / 1000 : 0); i++) {
+    // The last 0.1 % of the first list is removed in every later one; 0.1 % new items take their place.
+    if (g > 0 && i >= removedFrom && i < ITEMS) continue;
+    const raw = rawItem(i >= ITEMS ? i + g * ITEMS : i);
+    // 0.8 % of the prices move, a different 0.8 % each generation.
+    if (g > 0 && i % 125 === g % 125) raw.price = (Number(raw.price) + g).toFixed(2);
+    yield { position: `item ${i}`, raw, text: false };
+  }
+}
+
+async function drain(stream: AsyncIterable<Uint8Array>): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of stream) bytes += chunk.length;
+  return bytes;
+}
+
+/** Runs the recording statements on two lists into a scratch table: the seconds they take. */
+async function timeRecording(fresh: number, previous: number): Promise<number> {
+  const statements = CHANGED_OFFERS_SQL.map((sql) => sql.replace('INSERT INTO price_list_changes', 'INSERT INTO bench_changes'));
+  if (dialect === 'sqlite') {
+    const sqlite = new BetterSqlite3(databaseUrl.slice('sqlite:'.length));
+    try {
+      sqlite.exec('CREATE TEMP TABLE bench_changes (price_list_id INTEGER NOT NULL, offer_id TEXT NOT NULL, PRIMARY KEY (price_list_id, offer_id)) WITHOUT ROWID');
+      const started = performance.now();
+      sqlite.transaction(() => { for (const sql of statements) sqlite.prepare(sql).run(-1, previous, fresh); })();
+      return (performance.now() - started) / 1000;
+    } finally {
+      sqlite.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('CREATE TEMP TABLE bench_changes (price_list_id bigint NOT NULL, offer_id text NOT NULL, PRIMARY KEY (price_list_id, offer_id))');
+    const started = performance.now();
+    await client.query('BEGIN');
+    for (const sql of statements) {
+      let n = 0;
+      await client.query(sql.replace(/\?/g, () => `$${++n}`), [-1, previous, fresh]);
+    }
+    await client.query('COMMIT');
+    return (performance.now() - started) / 1000;
+  } finally {
+    await client.end();
+  }
+}
+
+let db: Database | undefined;
+try {
+  db = await openDatabase(databaseUrl);
+  await db.migrate();
+  await createStore(db, { id: STORE, name: 'Changes bench', url: 'https://changes.example' });
+  console.log(`publishing ${ITEMS.toLocaleString('en')} items, then the same with 1 % changed (${dialect}) …`);
+  const base = await publishPriceList(db, STORE, generation(0));
+  let previous = base;
+  let g = 1;
+
+  // Figure 2 first: every round's publication leaves a new latest, 1 % away from the one before.
+  const publishing = { ours: [] as number[], reference: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++, g++) {
+    const started = performance.now();
+    const next = await publishPriceList(db, STORE, generation(g), { force: true });
+    const total = (performance.now() - started) / 1000;
+    const recording = await timeRecording(next.items_list_id, previous.items_list_id);
+    publishing.ours.push(total);
+    publishing.reference.push(total - recording);
+    console.log(`  round ${round + 1}: publication ${total.toFixed(2)} s, of which recording the changes ${recording.toFixed(2)} s`);
+    previous = next;
+  }
+
+  // Figure 1: changes since the version before the latest, against the whole latest list.
+  const exports = createExportService({ db, writers: EXPORT_WRITERS });
+  const store = (await db.stores.get(STORE))!;
+  const list = (await db.priceLists.latest(STORE))!;
+  const since = list.version - 1;
+  const full = await exports.resolve({ store, list }, { endpoint: 'prices', format: 'json', onlyAvailable: false, profileId: null });
+  const delta = await exports.resolveChanges({ store, list }, { format: 'json', onlyAvailable: false, profileId: null, since });
+  const bytes = { full: 0, changes: 0 };
+  const timed = async (run: () => Promise<number>, into: 'full' | 'changes') => {
+    const started = performance.now();
+    bytes[into] = await run();
+    return (performance.now() - started) / 1000;
+  };
+  const answers = await alternatingRounds(
+    ROUNDS,
+    () => timed(() => drain(exports.open(delta)), 'changes'),
+    () => timed(() => drain(exports.open(full)), 'full'),
+  );
+  const load = loadavg()[0].toFixed(1);
+  const speed = median(roundRatios({ ...answers, higherIsBetter: false }));
+  emitResult({
+    figure: `changes since the previous version, json, ${ITEMS.toLocaleString('en')} items with 1 % changed (${dialect}): time`,
+    unit: 's', higherIsBetter: false, ours: answers.ours, reference: answers.reference,
+    referenceName: 'the full json export of the same version, rendered the same way', goal: '≥ 20×', met: speed >= 20,
+    notes: `in-process renders (the export service a cache miss runs), no HTTP, no cache; load average ${load}`,
+  });
+  const share = bytes.changes / bytes.full;
+  emitResult({
+    figure: `changes since the previous version, json (${dialect}): bytes`,
+    unit: 'bytes', higherIsBetter: false, ours: [bytes.changes], reference: [bytes.full],
+    referenceName: 'the full json export', goal: '≤ 2 % of the full export (≥ 50×)', met: share <= 0.02,
+    notes: `${bytes.changes.toLocaleString('en')} of ${bytes.full.toLocaleString('en')} bytes = ${(share * 100).toFixed(2)} %`,
+  });
+  const cost = median(publishing.ours.map((ours, i) => ours / publishing.reference[i]));
+  emitResult({
+    figure: `publication of ${ITEMS.toLocaleString('en')} items, 1 % changed, with its changes recorded (${dialect})`,
+    unit: 's', higherIsBetter: false, ours: publishing.ours, reference: publishing.reference,
+    referenceName: 'the same publication less the recording statements (timed again on the same two lists into a scratch table)',
+    goal: '≥ 0.91× (extra cost ≤ 10 %)', met: cost <= 1.1,
+    notes: `extra cost median ${((cost - 1) * 100).toFixed(1)} %; load average ${load}`,
+  });
+} finally {
+  await db?.close();
+  rmSync(dir, { recursive: true, force: true });
+}

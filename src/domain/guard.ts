@@ -62,8 +62,11 @@ const offendersOf = (raw: RawOffender[]) => raw.map((o) => ({ offer_id: o.offer_
  * database, judges them by `policy` (CONTRACT §10's table) and lists the first offenders of
  * each tripped check. `force` publishes whatever trips, but the diff still says what tripped.
  */
-export async function judge(db: Database, newItems: number, old: PriceListRecord | null, policy: GuardPolicy, force = false): Promise<PublicationDiff> {
-  const counts: ListCounts = await db.versions.compare(newItems, old?.items_list_id ?? null, policy);
+export async function judge(db: Database, newItems: number, old: PriceListRecord | null, policy: GuardPolicy, force = false, draftCount?: number): Promise<PublicationDiff> {
+  // A publication's draft (its item count known): the comparison also records its changes (CONTRACT §11).
+  const counts: ListCounts = draftCount === undefined
+    ? await db.versions.compare(newItems, old?.items_list_id ?? null, policy)
+    : await db.versions.compareDraft(newItems, old && { items: old.items_list_id, count: old.item_count }, draftCount, policy);
   const oldCount = old?.item_count ?? 0;
   const removed = oldCount - counts.matched;
   const trips: [GuardCheck, number, number | string][] = [];

@@ -133,7 +133,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
     }
     const [latest, policy] = await Promise.all([db.priceLists.latest(storeId), getGuard(db, storeId)]);
     // Compared in the database: the draft's rows are already there.
-    diff = await judge(db, draft.id, latest, policy, options.force);
+    diff = await judge(db, draft.id, latest, policy, options.force, seq);
     list = await draft.commit(
       { item_count: seq, available_count: availableCount, currencies: [...currencies].sort(), category_paths: [...categoryPaths] },
       {

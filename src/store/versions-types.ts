@@ -67,6 +67,13 @@ export interface VersionStore {
    * compared: PriceListRecord.items_list_id, or a draft's id; null: no old list).
    */
   compare(newItems: number, oldItems: number | null, thresholds: ItemThresholds): Promise<ListCounts>;
+  /**
+   * The same counts for a publication's draft (`newCount` items) against the latest list
+   * (`old`), and in the same pass its changes recorded for the changes feed (CONTRACT §11): the
+   * offers it adds or changes and, if it removes any, those. The counts are read from those
+   * offers alone, so the guard and the feed share one comparison.
+   */
+  compareDraft(draftId: number, old: { items: number; count: number } | null, newCount: number, thresholds: ItemThresholds): Promise<ListCounts>;
   /** The first `limit` offenders of one check, in list order (removed: the old list's order). */
   offenders(newItems: number, oldItems: number, check: ItemCheck, thresholds: ItemThresholds, limit: number): Promise<RawOffender[]>;
 

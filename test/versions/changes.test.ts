@@ -10,7 +10,9 @@ import fc from 'fast-check';
 import { REMOVALS_HELD } from '../../src/domain/changes.js';
 import { createExportService } from '../../src/domain/exports.js';
 import { putProfile } from '../../src/domain/profiles.js';
-import { releaseQuarantine, rollback } from '../../src/domain/versions.js';
+import { normalizeItem } from '../../src/domain/item-validation.js';
+import { releaseHeld, releaseQuarantine, rollback } from '../../src/domain/versions.js';
+import { DEFAULT_GUARD } from '../../src/model/versions.js';
 import { isAppError } from '../../src/errors/app-error.js';
 import { EXPORT_WRITERS } from '../../src/formats/registry.js';
 import type { Database } from '../../src/store/types.js';
@@ -150,6 +152,37 @@ for (const dialect of DIALECTS) {
       assert.equal(await refusal(changes(db, storeId, last.version + 1)), 'invalid_parameter');
       assert.equal(await refusal(changes(db, storeId, first.version)), 'since_too_old');
       assert.deepEqual((await changes(db, storeId, last.version - 1)).changed.map((item) => item.price), [102, 102]);
+    });
+
+    test('a held version, released later, counts against the version before it', async () => {
+      const storeId = await newStore(db);
+      const first = await publish(db, storeId, items(10));
+      const held = await publish(db, storeId, items(10, (i) => (i === 9 ? 109 : 100)).slice(4));
+      assert.equal(held.diff.verdict, 'held');
+      assert.equal(await refusal(changes(db, storeId, held.version)), 'invalid_parameter');
+      await releaseHeld(db, storeId, held.version, 10);
+      const answer = await changes(db, storeId, first.version);
+      assert.deepEqual(answer.changed.map((item) => [item.offer_id, item.price]), [['A9', 109]]);
+      assert.deepEqual(answer.removed, ['A0', 'A1', 'A2', 'A3']);
+    });
+
+    test('a publication overtaken between its comparison and its commit records its changes again, against what it replaces', async () => {
+      const storeId = await newStore(db);
+      const first = await publish(db, storeId, items(3));
+      // Compared with the first version (which records its changes against it) …
+      const draft = await db.priceLists.beginPublication(storeId);
+      const rows = items(3, (i) => (i === 0 ? 150 : 100)).map((it) => normalizeItem(it, 'RUB').item!);
+      await draft.append(rows.map((item, seq) => ({ seq, item })));
+      const latest = await db.priceLists.latest(storeId);
+      await db.versions.compareDraft(draft.id, { items: latest!.items_list_id, count: latest!.item_count }, rows.length, DEFAULT_GUARD);
+      // … then another publication goes out first …
+      const overtaking = await publish(db, storeId, items(3, (i) => (i === 1 ? 120 : 100)), force);
+      // … and the draft commits after it.
+      const committed = await draft.commit({ item_count: 3, available_count: 3, currencies: ['RUB'], category_paths: [''] });
+      assert.deepEqual((await changes(db, storeId, overtaking.version)).changed.map((item) => [item.offer_id, item.price]), [['A0', 150], ['A1', 100]]);
+      const sinceFirst = await changes(db, storeId, first.version);
+      assert.equal(sinceFirst.version, committed.version);
+      assert.deepEqual(sinceFirst.changed.map((item) => [item.offer_id, item.price]), [['A0', 150]]);
     });
 
     test('more removals than are held in memory: the removals are read in a second pass, and all of them come', async () => {

@@ -214,8 +214,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TABLE purged_lists (list_id bigint PRIMARY KEY);
   `,
   // CONTRACT §11: the offer_ids whose served row differs from the previous latest's, computed
-  // once when a version becomes latest (versions.ts makeLatest); changes_known marks the versions
-  // that have them (a version published before this migration has none: a changes request
+  // once per version: at the guard's comparison for a publication (changes_base: the items it was
+  // compared with), else when it becomes latest (versions.ts makeLatest); changes_known marks the
+  // versions that have them (one published before this migration has none: a changes request
   // reaching back over it answers 410 since_too_old).
   `
   CREATE TABLE price_list_changes (
@@ -224,6 +225,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (price_list_id, offer_id)
   );
   ALTER TABLE price_lists ADD COLUMN changes_known integer NOT NULL DEFAULT 0;
+  ALTER TABLE price_lists ADD COLUMN changes_base bigint;
   `,
 ];
 

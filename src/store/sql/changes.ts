@@ -24,25 +24,28 @@ const DIFFERS = [
 ].join(' OR ');
 
 /**
- * In a change's transaction, before `listId` becomes the store's latest: records which offers its
- * served rows add, change or remove against the latest's (all of them for a store's first list).
- * One pass over each list by its (price_list_id, offer_id) index.
+ * In a change's transaction, before `listId` becomes the store's latest: makes sure its changes
+ * against the latest it replaces are recorded. A publication recorded them at the guard's
+ * comparison (changes_base names the list compared with); a rollback, a release, or a
+ * publication that another one overtook since its comparison records them here, in one pass
+ * over each list by its (price_list_id, offer_id) index. A store's first list records none:
+ * no changes request can reach back before it.
  */
 export function* recordChanges(d: SqlDialect, storeId: string, listId: number): Steps<void> {
   const { rows } = yield {
-    sql: `SELECT (SELECT COALESCE(items_of, id) FROM price_lists WHERE id = ?) AS fresh,
+    sql: `SELECT (SELECT COALESCE(items_of, id) FROM price_lists WHERE id = ?) AS fresh, (SELECT changes_base FROM price_lists WHERE id = ?) AS base,
                  (SELECT COALESCE(p.items_of, p.id) FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?) AS previous`,
-    params: [listId, storeId],
+    params: [listId, listId, storeId],
   };
   const fresh = Number(rows[0].fresh);
-  const previous = rows[0].previous === null ? -1 : Number(rows[0].previous);
-  if (fresh !== previous) {
-    const [addedOrChanged, removed] = CHANGED_OFFERS_SQL;
-    yield { sql: addedOrChanged, params: [listId, previous, fresh] };
-    // A store's first list: everything is added, nothing removed.
-    if (previous !== -1) yield { sql: removed, params: [listId, previous, fresh] };
+  const previous = rows[0].previous === null ? null : Number(rows[0].previous);
+  if (previous !== null && Number(rows[0].base) !== previous) {
+    yield { sql: 'DELETE FROM price_list_changes WHERE price_list_id = ?', params: [listId] };
+    if (fresh !== previous) {
+      for (const sql of CHANGED_OFFERS_SQL) yield { sql, params: [listId, previous, fresh] };
+    }
   }
-  yield { sql: 'UPDATE price_lists SET changes_known = 1 WHERE id = ?', params: [listId] };
+  yield { sql: 'UPDATE price_lists SET changes_known = 1, changes_base = ? WHERE id = ?', params: [previous, listId] };
 }
 
 /**

@@ -180,17 +180,22 @@ try {
   const items = join(work, 'items.ndjson');
   writeFileSync(items, Array.from({ length: PUBLISH_COUNT }, (_, i) => JSON.stringify(rawItem(i))).join('\n') + '\n');
   let publication = 0;
+  /** The side's built CLI on a new database file of `name` in which store `p` exists. */
+  const freshCli = (side: Side, name: string) => {
+    const env = { ...process.env, DATABASE_URL: `sqlite:${join(work, name)}` };
+    const cli = (...cliArgs: string[]) => {
+      const result = spawnSync(process.execPath, [side.entry, ...cliArgs], { cwd: side.tree, env, encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`${side.name}: ${cliArgs.join(' ')}: ${result.stderr}`);
+    };
+    cli('migrate');
+    cli('store', 'create', '--id', 'p', '--name', 'P');
+    return cli;
+  };
   await figure(
     `publishing ${PUBLISH_COUNT.toLocaleString('en-US')} items with the built CLI (NDJSON file, whole process), SQLite`,
     'items/s',
     async (side) => {
-      const env = { ...process.env, DATABASE_URL: `sqlite:${join(work, `publish-${side.name}-${publication++}.db`)}` };
-      const cli = (...cliArgs: string[]) => {
-        const result = spawnSync(process.execPath, [side.entry, ...cliArgs], { cwd: side.tree, env, encoding: 'utf8' });
-        if (result.status !== 0) throw new Error(`${side.name}: ${cliArgs.join(' ')}: ${result.stderr}`);
-      };
-      cli('migrate');
-      cli('store', 'create', '--id', 'p', '--name', 'P');
+      const cli = freshCli(side, `publish-${side.name}-${publication++}.db`);
       const started = performance.now();
       cli('publish', '--store', 'p', items);
       return PUBLISH_COUNT / ((performance.now() - started) / 1000);
@@ -211,13 +216,7 @@ try {
     `publishing ${PUBLISH_COUNT.toLocaleString('en-US')} items, 1 % changed, over the previous list with the built CLI, SQLite`,
     'items/s',
     async (side) => {
-      const env = { ...process.env, DATABASE_URL: `sqlite:${join(work, `republish-${side.name}-${publication++}.db`)}` };
-      const cli = (...cliArgs: string[]) => {
-        const result = spawnSync(process.execPath, [side.entry, ...cliArgs], { cwd: side.tree, env, encoding: 'utf8' });
-        if (result.status !== 0) throw new Error(`${side.name}: ${cliArgs.join(' ')}: ${result.stderr}`);
-      };
-      cli('migrate');
-      cli('store', 'create', '--id', 'p', '--name', 'P');
+      const cli = freshCli(side, `republish-${side.name}-${publication++}.db`);
       cli('publish', '--store', 'p', items);
       const started = performance.now();
       cli('publish', '--store', 'p', changed);

@@ -34,8 +34,10 @@ const ERROR_TABLE = [...PUBLIC_ERROR_CODES, ...ADDRESS_ERROR_CODES].map(
 ).join('\n');
 
 const DESCRIPTION =
-  "Download a store's latest price list (CSV, TSV, XLSX, JSON, XML, YML) and the summary matrix with the store's API key. " +
+  "Download a store's latest price list (CSV, TSV, XLSX, JSON, XML, YML, CommerceML, Google Merchant) and the summary matrix with the store's API key. " +
   'Every address answers GET, and HEAD the same without a body.\n\n' +
+  '**Only what changed.** Every file carries `X-Price-List-Version`. Keep it, and next time ask `/api/export/changes?key=…&since=<that version>` ' +
+  '(same `format`, `profile_id` and `only_available`): the items added or changed since, and the offer_ids removed. On 410 `since_too_old`, download the whole list again and go on from its version.\n\n' +
   'The key travels in the `X-Api-Key` header (`/api/me`: press **Authorize**), in the last path segment (legacy addresses) or in the `key` query parameter ' +
   '(type it into the operation\'s parameters); `/api/me` and the `key=` addresses also take it as the password of HTTP Basic, which keeps it out of the address and out of proxy logs. ' +
   'A key may be limited to some addresses (`prices`, `summary`, `changes`, `me`), formats and profiles, and may expire: outside its scopes it gets 403 `key_scope`. The page at `/` builds these addresses for a key and previews what they return.\n\n' +
@@ -55,6 +57,7 @@ const DESCRIPTION =
     'YML follows Yandex\'s `shops.dtd` (element order, required elements): a store without a url gets an empty shop `<url>`. An `only_available` YML with nothing available has an empty `<offers>`, and a currency outside the DTD\'s list is written as published.',
     'XLSX: booleans are TRUE/FALSE cells; a sheet past Excel\'s 1,048,575 data rows continues on `Prices (2)` (`Matrix (2)`, `Offers (2)`).',
     'Summary: rank and gap are empty for a product without competitor prices; `difference` is our price minus theirs, `difference_%` relative to theirs; price indices skip products whose price is 0.',
+    'Changes feed: every line names its offer_id (a profile without an offer_id column gets it first); a removed offer is printed with the values of version `since`; ndjson always ends with its `{"removed":[…]}` line; a version published before the feed existed answers 410 `since_too_old`.',
     'While shutting down, the service answers new requests 503 with `Retry-After` and finishes downloads in progress.',
   ]
     .map((line) => `- ${line}`)

@@ -42,6 +42,11 @@ export class SqliteDialect implements SqlDialect {
     this.db.pragma('foreign_keys = ON');
     // The CLI may publish while the server runs: wait for the other writer instead of failing.
     this.db.pragma('busy_timeout = 10000');
+    // This connection's reads are random look-ups by index (key look-ups, the guard's and the
+    // changes feed's joins by offer_id): memory-mapped, a page already in the OS cache costs no
+    // read() call. Measured on the changes feed's 10,000 look-up pairs in a 1M-item list
+    // (bench/figures/changes.ts): 250 ms → 150 ms. Address space only; the OS keeps the pages.
+    this.db.pragma('mmap_size = 2147418112');
     this.keyLookups = new KeyLookupCache(changeSignal(this.db, path));
     this.path = path;
     // Worker threads need a file to open; an in-memory database builds its pages here.

@@ -10,7 +10,7 @@
  *      a new 1 %-changed list. The guard's comparison now records the changes and counts from
  *      them (versions.ts compareDraft) where it used to count in one join (versions.ts compare,
  *      which rollbacks still use). On the same two lists the bench then times the recording
- *      statements (store/sql/changes.ts CHANGED_OFFERS_SQL, into a scratch table) and the old
+ *      statements (store/sql/changes.ts recordingStatements, into a scratch table) and the old
  *      count: the reference, the publication as it was, is publication − recording + count.
  *      bench/before-after.ts --only publishing measures the same end to end against a commit
  *      from before the feed.
@@ -30,7 +30,7 @@ import { createStore } from '../../src/domain/stores.js';
 import { EXPORT_WRITERS } from '../../src/formats/registry.js';
 import { DEFAULT_GUARD } from '../../src/model/versions.js';
 import { openDatabase } from '../../src/store/factory.js';
-import { CHANGED_OFFERS_SQL } from '../../src/store/sql/changes.js';
+import { recordingStatements } from '../../src/store/sql/changes.js';
 import type { Database } from '../../src/store/types.js';
 import { rawItem } from '../bench-data.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
@@ -64,11 +64,13 @@ async function drain(stream: AsyncIterable<Uint8Array>): Promise<number> {
 
 /** Runs the recording statements on two lists into a scratch table: the seconds they take. */
 async function timeRecording(fresh: number, previous: number): Promise<number> {
-  const statements = CHANGED_OFFERS_SQL.map((sql) => sql.replace('INSERT INTO price_list_changes', 'INSERT INTO bench_changes'));
+  const { addedOrChanged, removed } = recordingStatements({ name: dialect });
+  // The publication ran the removals' statement too: some offers were removed.
+  const statements = [addedOrChanged, ...(removed === null ? [] : [removed])].map((sql) => sql.replace('INSERT INTO price_list_changes', 'INSERT INTO bench_changes'));
   if (dialect === 'sqlite') {
     const sqlite = new BetterSqlite3(databaseUrl.slice('sqlite:'.length));
     try {
-      sqlite.exec('CREATE TEMP TABLE bench_changes (price_list_id INTEGER NOT NULL, offer_id TEXT NOT NULL, PRIMARY KEY (price_list_id, offer_id)) WITHOUT ROWID');
+      sqlite.exec('CREATE TEMP TABLE bench_changes (price_list_id INTEGER NOT NULL, offer_id TEXT NOT NULL, new_seq INTEGER, old_seq INTEGER, PRIMARY KEY (price_list_id, offer_id)) WITHOUT ROWID');
       const started = performance.now();
       sqlite.transaction(() => { for (const sql of statements) sqlite.prepare(sql).run(-1, previous, fresh); })();
       return (performance.now() - started) / 1000;
@@ -79,7 +81,7 @@ async function timeRecording(fresh: number, previous: number): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query('CREATE TEMP TABLE bench_changes (price_list_id bigint NOT NULL, offer_id text NOT NULL, PRIMARY KEY (price_list_id, offer_id))');
+    await client.query('CREATE TEMP TABLE bench_changes (price_list_id bigint NOT NULL, offer_id text NOT NULL, new_seq bigint, old_seq bigint, PRIMARY KEY (price_list_id, offer_id))');
     const started = performance.now();
     await client.query('BEGIN');
     for (const sql of statements) {

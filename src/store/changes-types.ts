@@ -9,7 +9,8 @@ import type { PriceItem } from '../model/price-item.js';
 export interface ChangeSpan {
   since: number;
   latest: number;
-  versions: readonly { id: number; version: number }[];
+  /** `base`: the items list the version's changes were recorded against (changes_base). */
+  versions: readonly { id: number; version: number; base: number | null }[];
 }
 
 /** An offer recorded as added, changed or removed in the span; a row is null where the offer was absent. */

@@ -222,6 +222,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TABLE price_list_changes (
     price_list_id bigint NOT NULL,
     offer_id TEXT NOT NULL,
+    -- Its row's seq in the version's items and in the items compared with (null: absent there),
+    -- so a request since the version before reads both rows by primary key.
+    new_seq bigint,
+    old_seq bigint,
     PRIMARY KEY (price_list_id, offer_id)
   );
   ALTER TABLE price_lists ADD COLUMN changes_known integer NOT NULL DEFAULT 0;

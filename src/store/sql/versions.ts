@@ -5,7 +5,7 @@ import type {
   ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
 } from '../versions-types.js';
 import type { Row, SqlDialect, Steps } from './dialect.js';
-import { CHANGED_OFFERS_SQL, recordChanges } from './changes.js';
+import { recordChanges, recordingStatements } from './changes.js';
 import { forgetLists, purgeQueuedRows } from './purge.js';
 import { LIST_COLUMNS, type RowMappers } from './rows.js';
 
@@ -76,7 +76,7 @@ export class SqlVersionRepository implements VersionStore {
     const p = predicates(thresholds);
     // The recording statements write: on SQLite off the event loop, on its write thread.
     const write = this.d.background ? this.d.background.bind(this.d) : this.d.query.bind(this.d);
-    const [addedOrChanged, removed] = CHANGED_OFFERS_SQL;
+    const { addedOrChanged, removed } = recordingStatements(this.d);
     await write({ sql: addedOrChanged, params: [draftId, old.items, draftId] });
     // Every offer the checks can count has a new price or is new: it is among those recorded.
     const { rows } = await this.d.query({
@@ -84,14 +84,14 @@ export class SqlVersionRepository implements VersionStore {
                    count(*) FILTER (WHERE o.price < n.price) AS price_up, count(*) FILTER (WHERE o.price > n.price) AS price_down,
                    count(*) FILTER (WHERE ${p.zero_price}) AS zero_price, count(*) FILTER (WHERE ${p.price_drop}) AS price_drop,
                    count(*) FILTER (WHERE ${p.price_rise}) AS price_rise
-              FROM price_list_changes c JOIN price_items n ON n.price_list_id = ? AND n.offer_id = c.offer_id
-              LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = c.offer_id
+              FROM price_list_changes c JOIN price_items n ON n.price_list_id = ? AND n.seq = c.new_seq
+              LEFT JOIN price_items o ON o.price_list_id = ? AND o.seq = c.old_seq
              WHERE c.price_list_id = ?`,
       params: [draftId, old.items, draftId],
     });
     const r = Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
     const matched = newCount - r.added;
-    if (old.count > matched) await write({ sql: removed, params: [draftId, old.items, draftId] });
+    if (removed !== null && old.count > matched) await write({ sql: removed, params: [draftId, old.items, draftId] });
     await this.d.query({ sql: 'UPDATE price_lists SET changes_base = ? WHERE id = ?', params: [old.items, draftId] });
     return { ...none, matched, price_up: r.price_up, price_down: r.price_down, unchanged: matched - r.price_up - r.price_down, zero_price: r.zero_price, price_drop: r.price_drop, price_rise: r.price_rise };
   }

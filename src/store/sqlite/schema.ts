@@ -217,6 +217,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE TABLE price_list_changes (
     price_list_id INTEGER NOT NULL,
     offer_id TEXT NOT NULL,
+    -- Its row's seq in the version's items and in the items compared with (null: absent there),
+    -- so a request since the version before reads both rows by primary key.
+    new_seq INTEGER,
+    old_seq INTEGER,
     PRIMARY KEY (price_list_id, offer_id)
   ) WITHOUT ROWID;
   ALTER TABLE price_lists ADD COLUMN changes_known INTEGER NOT NULL DEFAULT 0;

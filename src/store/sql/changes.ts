@@ -99,6 +99,8 @@ export class SqlChangesRepository implements ChangesRepository {
   async *candidates(storeId: string, span: ChangeSpan, before: number, after: number): AsyncGenerator<ChangeCandidate[]> {
     const [only] = span.versions;
     // Since the version before the latest (the common case), the recorded seqs name both rows.
+    // Each page picks its offers first, then looks up their rows: however stale the planner's
+    // statistics after a large publication, only a page's offers are joined.
     const byPrimaryKey = span.versions.length === 1 && only.base === before;
     // Newest version first; an offer recorded by a later version of the span was given there.
     for (const version of span.versions) {
@@ -107,24 +109,25 @@ export class SqlChangesRepository implements ChangesRepository {
         const { rows } = await this.d.query(byPrimaryKey
           ? {
             sql: `SELECT c.offer_id, ${columnsOf('m')}, ${columnsOf('o')}
-                    FROM price_list_changes c
+                    FROM (SELECT offer_id, new_seq, old_seq FROM price_list_changes WHERE price_list_id = ? AND offer_id > ? ORDER BY offer_id LIMIT ?) c
                     LEFT JOIN price_items m ON m.price_list_id = ? AND m.seq = c.new_seq
                     LEFT JOIN price_items o ON o.price_list_id = ? AND o.seq = c.old_seq
-                   WHERE c.price_list_id = ? AND c.offer_id > ? ORDER BY c.offer_id LIMIT ?`,
-            params: [after, before, version.id, from, CHANGES_PAGE],
+                   ORDER BY c.offer_id`,
+            params: [version.id, from, CHANGES_PAGE, after, before],
             request: true,
           }
           : {
             sql: `SELECT c.offer_id, ${columnsOf('m')}, ${columnsOf('o')}
-                    FROM price_list_changes c
+                    FROM (SELECT r.offer_id FROM price_list_changes r
+                           WHERE r.price_list_id = ? AND r.offer_id > ?
+                             AND NOT EXISTS (SELECT 1 FROM price_list_changes l
+                                              WHERE l.offer_id = r.offer_id AND l.price_list_id IN (
+                                                SELECT id FROM price_lists WHERE store_id = ? AND ${KEPT_SERVED} AND version > ? AND version <= ?))
+                           ORDER BY r.offer_id LIMIT ?) c
                     LEFT JOIN price_items m ON m.price_list_id = ? AND m.offer_id = c.offer_id
                     LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = c.offer_id
-                   WHERE c.price_list_id = ? AND c.offer_id > ?
-                     AND NOT EXISTS (SELECT 1 FROM price_list_changes l
-                                      WHERE l.offer_id = c.offer_id AND l.price_list_id IN (
-                                        SELECT id FROM price_lists WHERE store_id = ? AND ${KEPT_SERVED} AND version > ? AND version <= ?))
-                   ORDER BY c.offer_id LIMIT ?`,
-            params: [after, before, version.id, from, storeId, version.version, span.latest, CHANGES_PAGE],
+                   ORDER BY c.offer_id`,
+            params: [version.id, from, storeId, version.version, span.latest, CHANGES_PAGE, after, before],
             request: true,
           });
         if (rows.length === 0) break;

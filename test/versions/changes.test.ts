@@ -110,11 +110,15 @@ for (const dialect of DIALECTS) {
       const storeId = await newStore(db);
       const first = await publish(db, storeId, items(4));
       // A0 drops 90 %: quarantined, still served at 100.00; A1 moves within the guard.
-      const next = await publish(db, storeId, items(4, (i) => (i === 0 ? 10 : i === 1 ? 95 : 100)));
+      // A new item at price 0 is quarantined too, and left out.
+      const next = await publish(db, storeId, [...items(4, (i) => (i === 0 ? 10 : i === 1 ? 95 : 100)), { offer_id: 'FREE', price: 0 }]);
       assert.equal(next.diff.verdict, 'published_with_quarantine');
-      assert.deepEqual((await changes(db, storeId, first.version)).changed.map((item) => [item.offer_id, item.price]), [['A1', 95]]);
+      assert.deepEqual(await changes(db, storeId, first.version), {
+        since: first.version, version: next.version, published_at: next.published_at.toISOString(),
+        changed: [{ offer_id: 'A1', name: 'Item A1', price: 95, old_price: null, currency: 'RUB', available: true, quantity: null, url: null }], removed: [],
+      });
       const released = await releaseQuarantine(db, storeId, null, 10);
-      assert.deepEqual((await changes(db, storeId, next.version)).changed.map((item) => [item.offer_id, item.price]), [['A0', 10]]);
+      assert.deepEqual((await changes(db, storeId, next.version)).changed.map((item) => [item.offer_id, item.price]), [['A0', 10], ['FREE', 0]]);
       assert.equal((await changes(db, storeId, first.version)).version, released.list.version);
     });
 

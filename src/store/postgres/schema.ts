@@ -223,9 +223,25 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     price_list_id bigint NOT NULL,
     offer_id TEXT NOT NULL,
     -- Its row's seq in the version's items and in the items compared with (null: absent there),
-    -- so a request since the version before reads both rows by primary key.
+    -- and copies of both rows: a request since the version before reads nothing else.
     new_seq bigint,
     old_seq bigint,
+    new_name text,
+    new_price bigint,
+    new_old_price bigint,
+    new_currency text,
+    new_available boolean,
+    new_quantity bigint,
+    new_url text,
+    new_extra text,
+    old_name text,
+    old_price bigint,
+    old_old_price bigint,
+    old_currency text,
+    old_available boolean,
+    old_quantity bigint,
+    old_url text,
+    old_extra text,
     PRIMARY KEY (price_list_id, offer_id)
   );
   ALTER TABLE price_lists ADD COLUMN changes_known integer NOT NULL DEFAULT 0;

@@ -1,15 +1,15 @@
 import { ITEM_COLUMNS, itemFromRow } from '../item-row.js';
 import type { ChangeCandidate, ChangeSpan, ChangesRepository } from '../changes-types.js';
-import type { SqlDialect, Steps } from './dialect.js';
+import type { Row, SqlDialect, Steps } from './dialect.js';
 
 /*
- * CONTRACT §11, the changes feed, for both dialects. Each version that becomes latest records
- * once, in the transaction that makes it latest, the offer_ids whose served row differs in any
- * stored field from the previous latest's (added, changed or removed): `price_list_changes`.
+ * CONTRACT §11, the changes feed, for both dialects. Each version records once the offers whose
+ * served row differs in any stored field from the latest it replaces (added, changed or
+ * removed), with copies of both rows: `price_list_changes` (docs/changes-design.md).
  * The latest versions follow one another in increasing numbers (makeLatest discards held
  * versions older than a new latest), so what differs between the rows at N and at M is among
- * the recorded offer_ids of the versions in (N, M]; a changes request reads only those, with
- * the rows at N and at M beside them, and never the whole list.
+ * the recorded offers of the versions in (N, M]; a changes request reads only those, with the
+ * rows at N and at M, and never the whole list.
  */
 
 /** A published version in retention (versions.ts's KEPT) that has been latest. */
@@ -49,17 +49,35 @@ export function* recordChanges(d: SqlDialect, storeId: string, listId: number): 
   yield { sql: 'UPDATE price_lists SET changes_known = 1, changes_base = ? WHERE id = ?', params: [previous, listId] };
 }
 
+/** The stored fields of an item, as price_items holds them (and price_list_changes copies them, new_… and old_…). */
+const FIELDS = ['name', 'price', 'old_price', 'currency', 'available', 'quantity', 'url', 'extra'];
+const COPIES = ['new_seq', 'old_seq', ...FIELDS.map((f) => `new_${f}`), ...FIELDS.map((f) => `old_${f}`)].join(', ');
+const copiesOf = (n: string, o: string) => [`${n}.seq`, `${o}.seq`, ...FIELDS.map((f) => `${n}.${f}`), ...FIELDS.map((f) => `${o}.${f}`)].join(', ');
+
 /** Params of every recording statement: the version's list id, the items compared with, the version's items. */
-const ADDED_OR_CHANGED = `INSERT INTO price_list_changes (price_list_id, offer_id, new_seq, old_seq)
-   SELECT CAST(? AS bigint), n.offer_id, n.seq, o.seq FROM price_items n LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = n.offer_id
+const ADDED_OR_CHANGED = `INSERT INTO price_list_changes (price_list_id, offer_id, ${COPIES})
+   SELECT CAST(? AS bigint), n.offer_id, ${copiesOf('n', 'o')} FROM price_items n LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = n.offer_id
     WHERE n.price_list_id = ? AND (o.offer_id IS NULL OR ${DIFFERS})`;
-const REMOVED = `INSERT INTO price_list_changes (price_list_id, offer_id, new_seq, old_seq)
-   SELECT CAST(? AS bigint), o.offer_id, NULL, o.seq FROM price_items o
+const REMOVED = `INSERT INTO price_list_changes (price_list_id, offer_id, ${COPIES})
+   SELECT CAST(? AS bigint), o.offer_id, ${copiesOf('n', 'o').split(', ').map((c) => (c.startsWith('n.') ? 'NULL' : c)).join(', ')} FROM price_items o
     WHERE o.price_list_id = ? AND NOT EXISTS (SELECT 1 FROM price_items n WHERE n.price_list_id = ? AND n.offer_id = o.offer_id)`;
-const ALL_CHANGES = `INSERT INTO price_list_changes (price_list_id, offer_id, new_seq, old_seq)
-   SELECT CAST(? AS bigint), COALESCE(n.offer_id, o.offer_id), n.seq, o.seq
+const ALL_CHANGES = `INSERT INTO price_list_changes (price_list_id, offer_id, ${COPIES})
+   SELECT CAST(? AS bigint), COALESCE(n.offer_id, o.offer_id), ${copiesOf('n', 'o')}
      FROM (SELECT * FROM price_items WHERE price_list_id = ?) o FULL JOIN (SELECT * FROM price_items WHERE price_list_id = ?) n ON n.offer_id = o.offer_id
     WHERE n.offer_id IS NULL OR o.offer_id IS NULL OR ${DIFFERS}`;
+
+/**
+ * In the commit's transaction, after the quarantine rewrote some of the draft's rows (previous
+ * values, or left out): the recorded copies of those rows follow.
+ */
+export function* refreshQuarantinedCopies(draftId: number): Steps<void> {
+  yield {
+    sql: `UPDATE price_list_changes SET (new_seq, ${FIELDS.map((f) => `new_${f}`).join(', ')}) =
+            (SELECT n.seq, ${FIELDS.map((f) => `n.${f}`).join(', ')} FROM price_items n WHERE n.price_list_id = ? AND n.offer_id = price_list_changes.offer_id)
+           WHERE price_list_id = ? AND offer_id IN (SELECT offer_id FROM quarantined_items WHERE price_list_id = ?)`,
+    params: [draftId, draftId, draftId],
+  };
+}
 
 /**
  * The statements that record a version's changes. SQLite joins by index look-ups, one pass per
@@ -98,22 +116,19 @@ export class SqlChangesRepository implements ChangesRepository {
 
   async *candidates(storeId: string, span: ChangeSpan, before: number, after: number): AsyncGenerator<ChangeCandidate[]> {
     const [only] = span.versions;
-    // Since the version before the latest (the common case), the recorded seqs name both rows.
-    // Each page picks its offers first, then looks up their rows: however stale the planner's
-    // statistics after a large publication, only a page's offers are joined.
-    const byPrimaryKey = span.versions.length === 1 && only.base === before;
+    // Since the version before the latest (the common case), the recorded copies are both rows:
+    // the answer reads price_list_changes alone, in order. Across several versions an offer's
+    // rows are looked up at both ends by offer_id; each page picks its offers first, so however
+    // stale the planner's statistics after a large publication, only a page's offers are joined.
+    const fromRecords = span.versions.length === 1 && only.base === before;
     // Newest version first; an offer recorded by a later version of the span was given there.
     for (const version of span.versions) {
       let from = '';
       for (;;) {
-        const { rows } = await this.d.query(byPrimaryKey
+        const { rows } = await this.d.query(fromRecords
           ? {
-            sql: `SELECT c.offer_id, ${columnsOf('m')}, ${columnsOf('o')}
-                    FROM (SELECT offer_id, new_seq, old_seq FROM price_list_changes WHERE price_list_id = ? AND offer_id > ? ORDER BY offer_id LIMIT ?) c
-                    LEFT JOIN price_items m ON m.price_list_id = ? AND m.seq = c.new_seq
-                    LEFT JOIN price_items o ON o.price_list_id = ? AND o.seq = c.old_seq
-                   ORDER BY c.offer_id`,
-            params: [version.id, from, CHANGES_PAGE, after, before],
+            sql: `SELECT offer_id, ${COPIES} FROM price_list_changes WHERE price_list_id = ? AND offer_id > ? ORDER BY offer_id LIMIT ?`,
+            params: [version.id, from, CHANGES_PAGE],
             request: true,
           }
           : {
@@ -131,7 +146,7 @@ export class SqlChangesRepository implements ChangesRepository {
             request: true,
           });
         if (rows.length === 0) break;
-        yield rows.map((r) => ({
+        yield rows.map((r) => (fromRecords ? fromCopies(r) : {
           offer_id: r.offer_id as string,
           after: r.m_offer_id === null ? null : itemFromRow(COLUMN_NAMES.map((c) => r[`m_${c}`])),
           before: r.o_offer_id === null ? null : itemFromRow(COLUMN_NAMES.map((c) => r[`o_${c}`])),
@@ -141,4 +156,11 @@ export class SqlChangesRepository implements ChangesRepository {
       }
     }
   }
+}
+
+/** A recorded offer's two rows from its copies (a null seq: not there). */
+function fromCopies(r: Row): ChangeCandidate {
+  const offerId = r.offer_id as string;
+  const row = (side: 'new' | 'old') => (r[`${side}_seq`] === null ? null : itemFromRow([offerId, ...FIELDS.map((f) => r[`${side}_${f}`])]));
+  return { offer_id: offerId, after: row('new'), before: row('old') };
 }

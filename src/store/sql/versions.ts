@@ -5,7 +5,7 @@ import type {
   ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
 } from '../versions-types.js';
 import type { Row, SqlDialect, Steps } from './dialect.js';
-import { recordChanges, recordingStatements } from './changes.js';
+import { recordChanges, recordingStatements, refreshQuarantinedCopies } from './changes.js';
 import { forgetLists, purgeQueuedRows } from './purge.js';
 import { LIST_COLUMNS, type RowMappers } from './rows.js';
 
@@ -350,6 +350,8 @@ export function* applyQuarantine(d: SqlDialect, storeId: string, draftId: number
     sql: 'DELETE FROM price_items WHERE price_list_id = ? AND offer_id IN (SELECT offer_id FROM quarantined_items WHERE price_list_id = ? AND served_price IS NULL)',
     params: [draftId, draftId],
   };
+  // The changes recorded at the comparison copied the proposed rows: they follow the served ones.
+  yield* refreshQuarantinedCopies(draftId);
   const served = yield* servedSummary(draftId);
   return { ...served, category_ids: latest.rows[0] ? d.json<number[]>(latest.rows[0].category_ids) : [] };
 }

@@ -218,9 +218,25 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     price_list_id INTEGER NOT NULL,
     offer_id TEXT NOT NULL,
     -- Its row's seq in the version's items and in the items compared with (null: absent there),
-    -- so a request since the version before reads both rows by primary key.
+    -- and copies of both rows: a request since the version before reads nothing else.
     new_seq INTEGER,
     old_seq INTEGER,
+    new_name TEXT,
+    new_price INTEGER,
+    new_old_price INTEGER,
+    new_currency TEXT,
+    new_available INTEGER,
+    new_quantity INTEGER,
+    new_url TEXT,
+    new_extra TEXT,
+    old_name TEXT,
+    old_price INTEGER,
+    old_old_price INTEGER,
+    old_currency TEXT,
+    old_available INTEGER,
+    old_quantity INTEGER,
+    old_url TEXT,
+    old_extra TEXT,
     PRIMARY KEY (price_list_id, offer_id)
   ) WITHOUT ROWID;
   ALTER TABLE price_lists ADD COLUMN changes_known INTEGER NOT NULL DEFAULT 0;

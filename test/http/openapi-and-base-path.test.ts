@@ -19,8 +19,8 @@ describe('/openapi.json describes the four addresses', () => {
     assert.equal(doc.components.securitySchemes.Basic.type, 'http');
     assert.equal(doc.components.securitySchemes.Basic.scheme, 'basic');
     const paths = Object.keys(doc.paths).sort();
-    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/check', '/api/export/latest', '/api/me', '/api/me/deliveries']);
-    for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest', '/api/export/check']) {
+    assert.deepEqual(paths, ['/WebApi/CampaignDataLatestGet/{api_key}', '/WebApi/SummaryExportLatestGet/{api_key}', '/api/export/changes', '/api/export/check', '/api/export/latest', '/api/me', '/api/me/deliveries']);
+    for (const path of ['/WebApi/CampaignDataLatestGet/{api_key}', '/api/export/latest', '/api/export/check', '/api/export/changes']) {
       const op = doc.paths[path].get;
       const names = op.parameters.map((p: { name: string }) => p.name);
       for (const name of ['format', 'only_available', 'profile_id']) assert.ok(names.includes(name), `${path} ${name}`);
@@ -31,8 +31,12 @@ describe('/openapi.json describes the four addresses', () => {
       assert.match(JSON.stringify(op.responses['403']), /key_scope/);
     }
     assert.deepEqual(doc.paths['/api/me'].get.security, [{ ApiKey: [] }, { Basic: [] }]);
-    // Address 4 and the feed check: the key in `key=`, or as the Basic password.
-    for (const path of ['/api/export/latest', '/api/export/check']) assert.deepEqual(doc.paths[path].get.security, [{ Basic: [] }, {}]);
+    // CONTRACT §11: `since`, required, and its 410.
+    const changes = doc.paths['/api/export/changes'].get;
+    assert.ok(changes.parameters.some((p: { name: string; required?: boolean }) => p.name === 'since' && p.required));
+    assert.match(JSON.stringify(changes.responses['410']), /since_too_old/);
+    // Address 4, the feed check and the changes feed: the key in `key=`, or as the Basic password.
+    for (const path of ['/api/export/latest', '/api/export/check', '/api/export/changes']) assert.deepEqual(doc.paths[path].get.security, [{ Basic: [] }, {}]);
     assert.ok(doc.paths['/api/me'].get.responses['403'], '/api/me answers 403 key_scope');
     assert.ok(!JSON.stringify(doc).includes('/admin'));
   });

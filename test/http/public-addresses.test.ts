@@ -31,6 +31,7 @@ const PUBLIC_ADDRESSES: readonly PublicAddress[] = [
   { name: 'the legacy price list', path: '/WebApi/CampaignDataLatestGet/{api_key}', request: (key) => ({ url: `/WebApi/CampaignDataLatestGet/${encodeURIComponent(key ?? '')}`, headers: {} }) },
   { name: 'the price list by query', path: '/api/export/latest', request: (key) => ({ url: key === null ? '/api/export/latest' : `/api/export/latest?key=${encodeURIComponent(key)}`, headers: {} }) },
   { name: 'the feed check', path: '/api/export/check', request: (key) => ({ url: key === null ? '/api/export/check?format=yml' : `/api/export/check?format=yml&key=${encodeURIComponent(key)}`, headers: {} }) },
+  { name: 'the changes feed', path: '/api/export/changes', request: (key) => ({ url: key === null ? '/api/export/changes?since=1' : `/api/export/changes?since=1&key=${encodeURIComponent(key)}`, headers: {} }) },
   { name: 'the summary matrix', path: '/WebApi/SummaryExportLatestGet/{api_key}', request: (key) => ({ url: `/WebApi/SummaryExportLatestGet/${encodeURIComponent(key ?? '')}`, headers: {} }) },
 ];
 

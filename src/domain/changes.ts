@@ -3,7 +3,7 @@ import type { ChangeEntry, ChangesMeta, ChangesWriter } from '../model/changes-w
 import { LEGACY_COLUMNS } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ChangeSpan, Database, PriceListRecord } from '../store/types.js';
-import { exportCategories, exportFileName, exportMeta, ListGoneWhileReadError } from './export-meta.js';
+import { exportCategories, exportFileName, exportLastModified, exportMeta, ListGoneWhileReadError } from './export-meta.js';
 import type { ExportSubject, ResolvedExport } from './exports.js';
 import { getProfileForStore } from './profiles.js';
 
@@ -64,7 +64,7 @@ export async function planChanges(
       onlyAvailable: request.onlyAvailable,
       since,
     },
-    lastModified: profile && profile.updated_at > latest.published_at ? profile.updated_at : latest.published_at,
+    lastModified: exportLastModified(latest, profile),
     fileName: () => exportFileName(store.id, latest.published_at, writer.extension, `-changes-since-${since}`),
     contentType: () => writer.contentType(meta()),
   };

@@ -61,3 +61,11 @@ const LEGACY_FIELDS = new Set(LEGACY_COLUMNS.map((column) => column.field));
 export const readsLegacyFieldsOnly = (columns: ExportMeta['columns']): boolean => columns.every((c) => c.field === null || LEGACY_FIELDS.has(c.field));
 
 const depth = (path: string): number => (path === '' ? 0 : path.split(' / ').length);
+
+/**
+ * An export's Last-Modified: the later of the publication and the profile's last edit (a profile
+ * edit changes the bytes, so a client revalidating with If-Modified-Since alone must not keep
+ * the old columns).
+ */
+export const exportLastModified = (list: PriceListRecord, profile: Profile | null): Date =>
+  profile && profile.updated_at > list.published_at ? profile.updated_at : list.published_at;

@@ -4,7 +4,7 @@ import { takesRecordSource, type ExportMeta, type ExportWriter, type ExportWrite
 import type { PriceItem } from '../model/price-item.js';
 import type { PriceListRecord, Database, StoreRecord } from '../store/types.js';
 import { planChanges, type ChangesRequest } from './changes.js';
-import { exportCategories, exportFileName, exportMeta, ListGoneWhileReadError, readsLegacyFieldsOnly } from './export-meta.js';
+import { exportCategories, exportFileName, exportLastModified, exportMeta, ListGoneWhileReadError, readsLegacyFieldsOnly } from './export-meta.js';
 import { getProfileForStore } from './profiles.js';
 import { retainedVersion } from './versions.js';
 
@@ -121,7 +121,7 @@ export function createExportService({ db, writers }: { db: Database; writers: Ex
         profileRevision: profile?.revision ?? null,
         onlyAvailable: request.onlyAvailable,
       },
-      lastModified: profile && profile.updated_at > list.published_at ? profile.updated_at : list.published_at,
+      lastModified: exportLastModified(list, profile),
       fileName: () => exportFileName(store.id, list.published_at, writer.extension, writer.fileSuffix),
       contentType: () => writer.contentType(metaOnce()),
     };

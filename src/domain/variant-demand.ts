@@ -167,7 +167,7 @@ export function createDemandService({ db, exports, now = Date.now, onError }: {
   return {
     note: (variant, coding) => recorder.note(variant, coding),
     flush: () => recorder.flush(),
-    hotExports: (storeId, options) => hotExports(storeId, options),
+    hotExports,
     publicationFeed: () => db.publicationFeed(),
     close: () => recorder.close(),
   };

@@ -11,8 +11,6 @@ import { sendExport, type ExportDelivery } from '../send-export.js';
 /** CONTRACT §11: what changed since a version, through the same export path as every file. */
 export function registerChangesRoute(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
   const formats = delivery.exports.changesFormats;
-  // A changes answer names two versions: nothing to warm for the next publication.
-  const changesDelivery: ExportDelivery = { ...delivery, demand: undefined };
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const fromAddress = firstString((request.query as Record<string, unknown>).key);
     const lookup = await admitKey(request, db, gate, { address: 'changes', fromAddress, basic: true, exportParams: { formats, defaultFormat: 'json' } });
@@ -22,7 +20,7 @@ export function registerChangesRoute(app: FastifyInstance, db: Database, gate: R
     const resolved = await delivery.exports.resolveChanges({ store: lookup.store, list: lookup.latest }, { format, onlyAvailable, profileId, since });
     note.served(resolved.variant);
     reply.header('X-Since-Version', String(since));
-    return sendExport(request, reply, changesDelivery, resolved);
+    return sendExport(request, reply, delivery, resolved);
   };
   publicRoute(app, '/api/export/changes', exportChangesSchema(formats), serve);
 }

@@ -100,6 +100,9 @@ export interface SqlDialect {
   readonly items: DialectItems;
 }
 
+/** Runs a write nobody waits for on the event loop: the dialect's `background`, else `query`. */
+export const inBackground = (d: Pick<SqlDialect, 'background' | 'query'>, query: Query): Promise<QueryResult> => (d.background ? d.background(query) : d.query(query));
+
 export interface DialectItems {
   /** Appends a draft's items; returns those whose offer_id the draft already holds (not stored). */
   append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;

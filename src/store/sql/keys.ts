@@ -1,6 +1,6 @@
 import { scopesToJson } from '../../model/key-scopes.js';
 import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
-import type { Query, SqlDialect } from './dialect.js';
+import { inBackground, type Query, type SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, type RowMappers } from './rows.js';
 
 export class SqlKeyRepository implements KeyRepository {
@@ -62,8 +62,7 @@ export class SqlKeyRepository implements KeyRepository {
     this.pendingTouches.clear();
     // Touches from here on make the next batch.
     this.touchesWritten = null;
-    const write = this.d.background ? this.d.background.bind(this.d) : this.d.query.bind(this.d);
-    for (const [id, at] of batch) await write({ sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] });
+    for (const [id, at] of batch) await inBackground(this.d, { sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] });
   }
 
   async revoke(id: string, at: Date): Promise<ApiKeyRecord | null> {

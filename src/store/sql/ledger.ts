@@ -1,5 +1,6 @@
 import type { ConsumerRow, DeliveryRecord, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
 import { bit, type DeliverySql, type Row } from './delivery-sql.js';
+import { inBackground } from './dialect.js';
 
 const COLUMNS = [
   'store_id', 'key_id', 'at', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'bytes_sent', 'finished',
@@ -26,8 +27,7 @@ export class SqlLedgerRepository implements LedgerRepository {
           r.bytes_sent, bit(r.finished), r.duration_ms, r.client_class, r.client_address,
         );
       }
-      const write = this.d.background ?? this.d.query;
-      await write.call(this.d, { sql: `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_PLACEHOLDERS).join(', ')}`, params });
+      await inBackground(this.d, { sql: `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_PLACEHOLDERS).join(', ')}`, params });
     }
   }
 

@@ -24,22 +24,22 @@ export async function dropPriceLists(d: SqlDialect, ids: readonly number[]): Pro
 }
 
 /**
- * Removes every store's drafts left stale by a crash: run on a timer (serve's maintenance), so a
- * killed publication's rows do not wait for the store's next publication (red-team #20.19).
+ * Removes the drafts left stale by a crash: every store's on a timer (serve's maintenance, so a
+ * killed publication's rows do not wait for the store's next publication, red-team #20.19), or
+ * one store's when it begins a publication.
  */
-export async function sweepStaleDrafts(d: SqlDialect): Promise<number> {
-  const { rows: stale } = await d.query({ sql: `SELECT id FROM price_lists WHERE status = 'draft' AND created_at < ${d.ago(STALE_DRAFT_MS)}`, params: [] });
+export async function sweepStaleDrafts(d: SqlDialect, storeId?: string): Promise<number> {
+  const { rows: stale } = await d.query({
+    sql: `SELECT id FROM price_lists WHERE status = 'draft' AND created_at < ${d.ago(STALE_DRAFT_MS)}${storeId === undefined ? '' : ' AND store_id = ?'}`,
+    params: storeId === undefined ? [] : [storeId],
+  });
   await dropPriceLists(d, stale.map((r) => Number(r.id)));
   return stale.length;
 }
 
 /** Removes the store's drafts left stale by a crash, then opens a new one. */
 export async function beginPublication(d: SqlDialect, map: RowMappers, storeId: string): Promise<PublicationDraft> {
-  const { rows: stale } = await d.query({
-    sql: `SELECT id FROM price_lists WHERE store_id = ? AND status = 'draft' AND created_at < ${d.ago(STALE_DRAFT_MS)}`,
-    params: [storeId],
-  });
-  await dropPriceLists(d, stale.map((r) => Number(r.id)));
+  await sweepStaleDrafts(d, storeId);
   const { rows } = await d.query({
     sql: `INSERT INTO price_lists (store_id, status, created_at) VALUES (?, 'draft', ${d.now}) RETURNING id`,
     params: [storeId],

@@ -1,4 +1,4 @@
-import type { SqlDialect, Steps } from './dialect.js';
+import { inBackground, type SqlDialect, type Steps } from './dialect.js';
 
 /*
  * How lists leave the database (red-team findings #20.4 and #20.7). The list's row goes first,
@@ -30,17 +30,16 @@ export function* forgetLists(d: SqlDialect, ids: readonly number[], owners: read
 
 /** Deletes the queued lists' item rows in batches, off the event loop where the dialect can. */
 export async function purgeQueuedRows(d: SqlDialect): Promise<void> {
-  const write = d.background ? d.background.bind(d) : d.query.bind(d);
   const { rows } = await d.query({ sql: 'SELECT list_id FROM purged_lists ORDER BY list_id', params: [] });
   for (const row of rows) {
     const listId = Number(row.list_id);
     for (;;) {
-      const { changes } = await write({
+      const { changes } = await inBackground(d, {
         sql: 'DELETE FROM price_items WHERE price_list_id = ? AND seq IN (SELECT seq FROM price_items WHERE price_list_id = ? ORDER BY seq LIMIT ?)',
         params: [listId, listId, PURGE_BATCH],
       });
       if (changes === 0) break;
     }
-    await write({ sql: 'DELETE FROM purged_lists WHERE list_id = ?', params: [listId] });
+    await inBackground(d, { sql: 'DELETE FROM purged_lists WHERE list_id = ?', params: [listId] });
   }
 }

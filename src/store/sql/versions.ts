@@ -4,7 +4,7 @@ import type { PriceListRecord } from '../types.js';
 import type {
   ItemCheck, ItemThresholds, ListCounts, QuarantinedItem, RawOffender, VersionRow, VersionStore,
 } from '../versions-types.js';
-import type { Row, SqlDialect, Steps } from './dialect.js';
+import { inBackground, type Row, type SqlDialect, type Steps } from './dialect.js';
 import { recordChanges, recordingStatements, refreshQuarantinedCopies } from './changes.js';
 import { forgetLists, purgeQueuedRows } from './purge.js';
 import { LIST_COLUMNS, type RowMappers } from './rows.js';
@@ -22,11 +22,21 @@ const KEPT = "status = 'published' AND retired_at IS NULL";
 
 const whole = (n: number) => String(Math.trunc(Number(n)));
 
-function predicates(t: ItemThresholds): Record<Exclude<ItemCheck, 'removed'>, string> {
+/** Where the predicates read the new price, the old price and "no old row": `n` and `o` rows by default. */
+interface PriceOperands {
+  n: string;
+  o: string;
+  noOld: string;
+}
+const JOINED_ROWS: PriceOperands = { n: 'n.price', o: 'o.price', noOld: 'o.offer_id IS NULL' };
+/** The rows' copies recorded for the changes feed (price_list_changes, alias c). */
+const RECORDED_COPIES: PriceOperands = { n: 'c.new_price', o: 'c.old_price', noOld: 'c.old_seq IS NULL' };
+
+function predicates(t: ItemThresholds, { n, o, noOld }: PriceOperands = JOINED_ROWS): Record<Exclude<ItemCheck, 'removed'>, string> {
   return {
-    zero_price: t.zero_price === 'hold' ? '(n.price = 0 AND (o.offer_id IS NULL OR o.price > 0))' : '(1 = 0)',
-    price_drop: `(n.price > 0 AND o.price > 0 AND (o.price - n.price) * 100 > ${whole(t.max_price_drop_pct)} * o.price)`,
-    price_rise: `(o.price > 0 AND (n.price - o.price) * 100 > ${whole(t.max_price_rise_pct)} * o.price)`,
+    zero_price: t.zero_price === 'hold' ? `(${n} = 0 AND (${noOld} OR ${o} > 0))` : '(1 = 0)',
+    price_drop: `(${n} > 0 AND ${o} > 0 AND (${o} - ${n}) * 100 > ${whole(t.max_price_drop_pct)} * ${o})`,
+    price_rise: `(${o} > 0 AND (${n} - ${o}) * 100 > ${whole(t.max_price_rise_pct)} * ${o})`,
   };
 }
 
@@ -73,25 +83,23 @@ export class SqlVersionRepository implements VersionStore {
     const none = { new_items: newCount, matched: 0, price_up: 0, price_down: 0, unchanged: 0, price_drop: 0, price_rise: 0, zero_price: 0 };
     // A store's first list: nothing to compare, nothing a changes request could ask for.
     if (old === null) return none;
-    const p = predicates(thresholds);
+    const p = predicates(thresholds, RECORDED_COPIES);
     // The recording statements write: on SQLite off the event loop, on its write thread.
-    const write = this.d.background ? this.d.background.bind(this.d) : this.d.query.bind(this.d);
     const { addedOrChanged, removed } = recordingStatements(this.d);
-    await write({ sql: addedOrChanged, params: [draftId, old.items, draftId] });
-    // Every offer the checks can count has a new price or is new: it is among those recorded.
+    await inBackground(this.d, { sql: addedOrChanged, params: [draftId, old.items, draftId] });
+    // Every offer the checks can count has a new price or is new: it is among those recorded,
+    // whose copies of both rows hold the prices the checks read.
     const { rows } = await this.d.query({
-      sql: `SELECT count(*) FILTER (WHERE o.offer_id IS NULL) AS added,
-                   count(*) FILTER (WHERE o.price < n.price) AS price_up, count(*) FILTER (WHERE o.price > n.price) AS price_down,
+      sql: `SELECT count(*) FILTER (WHERE ${RECORDED_COPIES.noOld}) AS added,
+                   count(*) FILTER (WHERE c.old_price < c.new_price) AS price_up, count(*) FILTER (WHERE c.old_price > c.new_price) AS price_down,
                    count(*) FILTER (WHERE ${p.zero_price}) AS zero_price, count(*) FILTER (WHERE ${p.price_drop}) AS price_drop,
                    count(*) FILTER (WHERE ${p.price_rise}) AS price_rise
-              FROM price_list_changes c JOIN price_items n ON n.price_list_id = ? AND n.seq = c.new_seq
-              LEFT JOIN price_items o ON o.price_list_id = ? AND o.seq = c.old_seq
-             WHERE c.price_list_id = ?`,
-      params: [draftId, old.items, draftId],
+              FROM price_list_changes c WHERE c.price_list_id = ? AND c.new_seq IS NOT NULL`,
+      params: [draftId],
     });
     const r = Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
     const matched = newCount - r.added;
-    if (removed !== null && old.count > matched) await write({ sql: removed, params: [draftId, old.items, draftId] });
+    if (removed !== null && old.count > matched) await inBackground(this.d, { sql: removed, params: [draftId, old.items, draftId] });
     await this.d.query({ sql: 'UPDATE price_lists SET changes_base = ? WHERE id = ?', params: [old.items, draftId] });
     return { ...none, matched, price_up: r.price_up, price_down: r.price_down, unchanged: matched - r.price_up - r.price_down, zero_price: r.zero_price, price_drop: r.price_drop, price_rise: r.price_rise };
   }

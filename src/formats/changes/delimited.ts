@@ -1,9 +1,9 @@
 import { LEGACY_COLUMNS } from '../../model/columns.js';
 import type { ChangeEntry, ChangesMeta, ChangesWriter } from '../../model/changes-writer.js';
-import type { PriceItem } from '../../model/price-item.js';
-import { delimitedLayout, legacyLayout, optionsFor, quoter, RECORD_END } from '../delimited.js';
-import { renderText, type TextLayout } from '../text-writer.js';
-import { printsAlike } from './same-shown.js';
+import type { ExportWriter } from '../../model/export-writer.js';
+import { csvWriter, delimitedLayout, legacyLayout, optionsFor, quoter, RECORD_END, tsvWriter } from '../delimited.js';
+import type { TextLayout } from '../text-writer.js';
+import { textChangesWriter } from './text-changes-writer.js';
 
 /*
  * CONTRACT §11, csv/tsv: the export's columns (and its delimiter, encoding, BOM and header
@@ -36,19 +36,17 @@ function changesLayout(meta: ChangesMeta, format: 'csv' | 'tsv'): TextLayout<Cha
   };
 }
 
-function delimitedChangesWriter(format: 'csv' | 'tsv', mediaType: string): ChangesWriter {
-  return {
+function delimitedChangesWriter(format: 'csv' | 'tsv', full: ExportWriter): ChangesWriter {
+  return textChangesWriter({
     format,
     extension: format,
-    needs: { fields: 'columns', categories: false },
-    contentType: (meta) => `${mediaType}; charset=${optionsFor(meta, format).encoding}`,
-    sameShown(meta) {
-      const rows = itemRows(meta, format);
-      return printsAlike((item: PriceItem) => rows.row(item, 1));
-    },
-    render: (entries, meta) => renderText(entries, changesLayout(meta, format), optionsFor(meta, format)),
-  };
+    needs: full.needs,
+    contentType: (meta) => full.contentType(meta),
+    items: (meta) => itemRows(meta, format),
+    changes: (meta) => changesLayout(meta, format),
+    encoding: (meta) => optionsFor(meta, format),
+  });
 }
 
-export const csvChangesWriter = delimitedChangesWriter('csv', 'text/csv');
-export const tsvChangesWriter = delimitedChangesWriter('tsv', 'text/tab-separated-values');
+export const csvChangesWriter = delimitedChangesWriter('csv', csvWriter);
+export const tsvChangesWriter = delimitedChangesWriter('tsv', tsvWriter);

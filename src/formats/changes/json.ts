@@ -1,7 +1,7 @@
 import type { ChangeEntry, ChangesMeta, ChangesWriter } from '../../model/changes-writer.js';
-import { jsonItemLayout } from '../json.js';
-import { renderText, UTF8_NO_BOM, type TextLayout } from '../text-writer.js';
-import { printsAlike } from './same-shown.js';
+import { jsonItemLayout, jsonWriter } from '../json.js';
+import type { TextLayout } from '../text-writer.js';
+import { textChangesWriter } from './text-changes-writer.js';
 
 /*
  * CONTRACT §11, json: {"since": N, "version": M, "published_at": …, "changed": [items as §6
@@ -28,14 +28,11 @@ function changesLayout(meta: ChangesMeta): TextLayout<ChangeEntry> {
   };
 }
 
-export const jsonChangesWriter: ChangesWriter = {
+export const jsonChangesWriter: ChangesWriter = textChangesWriter({
   format: 'json',
   extension: 'json',
-  needs: { fields: 'columns', categories: false },
-  contentType: () => 'application/json; charset=utf-8',
-  sameShown(meta) {
-    const items = jsonItemLayout(meta);
-    return printsAlike((item) => items.row(item, 1));
-  },
-  render: (entries, meta) => renderText(entries, changesLayout(meta), UTF8_NO_BOM),
-};
+  needs: jsonWriter.needs,
+  contentType: (meta) => jsonWriter.contentType(meta),
+  items: jsonItemLayout,
+  changes: changesLayout,
+});

@@ -1,7 +1,7 @@
 import type { ChangeEntry, ChangesMeta, ChangesWriter } from '../../model/changes-writer.js';
-import { jsonItemLayout } from '../json.js';
-import { renderText, UTF8_NO_BOM, type TextLayout } from '../text-writer.js';
-import { printsAlike } from './same-shown.js';
+import { jsonItemLayout, jsonWriter } from '../json.js';
+import type { TextLayout } from '../text-writer.js';
+import { textChangesWriter } from './text-changes-writer.js';
 
 /*
  * CONTRACT §11, ndjson: one item per line (as §6 json prints it), then one line
@@ -24,14 +24,11 @@ function changesLayout(meta: ChangesMeta): TextLayout<ChangeEntry> {
   };
 }
 
-export const ndjsonChangesWriter: ChangesWriter = {
+export const ndjsonChangesWriter: ChangesWriter = textChangesWriter({
   format: 'ndjson',
   extension: 'ndjson',
-  needs: { fields: 'columns', categories: false },
+  needs: jsonWriter.needs,
   contentType: () => 'application/x-ndjson; charset=utf-8',
-  sameShown(meta) {
-    const items = jsonItemLayout(meta);
-    return printsAlike((item) => items.row(item, 1));
-  },
-  render: (entries, meta) => renderText(entries, changesLayout(meta), UTF8_NO_BOM),
-};
+  items: jsonItemLayout,
+  changes: changesLayout,
+});

@@ -1,7 +1,7 @@
 import type { ChangeEntry, ChangesMeta, ChangesWriter } from '../../model/changes-writer.js';
-import { escapeAttribute, XML_DECLARATION, xmlItemLayout } from '../xml.js';
-import { renderText, UTF8_NO_BOM, type TextLayout } from '../text-writer.js';
-import { printsAlike } from './same-shown.js';
+import { escapeAttribute, XML_DECLARATION, xmlItemLayout, xmlWriter } from '../xml.js';
+import type { TextLayout } from '../text-writer.js';
+import { textChangesWriter } from './text-changes-writer.js';
 
 /*
  * CONTRACT §11, xml: <changes since version store published_at> with the changed items as
@@ -22,14 +22,11 @@ function changesLayout(meta: ChangesMeta): TextLayout<ChangeEntry> {
   };
 }
 
-export const xmlChangesWriter: ChangesWriter = {
+export const xmlChangesWriter: ChangesWriter = textChangesWriter({
   format: 'xml',
   extension: 'xml',
-  needs: { fields: 'columns', categories: false },
-  contentType: () => 'application/xml; charset=utf-8',
-  sameShown(meta) {
-    const items = xmlItemLayout(meta);
-    return printsAlike((item) => items.row(item, 1));
-  },
-  render: (entries, meta) => renderText(entries, changesLayout(meta), UTF8_NO_BOM),
-};
+  needs: xmlWriter.needs,
+  contentType: (meta) => xmlWriter.contentType(meta),
+  items: xmlItemLayout,
+  changes: changesLayout,
+});

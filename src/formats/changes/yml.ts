@@ -1,7 +1,7 @@
 import type { ChangeEntry, ChangesMeta, ChangesWriter } from '../../model/changes-writer.js';
-import { ymlOfferLayout } from '../yml.js';
-import { renderText, UTF8_NO_BOM, type TextLayout } from '../text-writer.js';
-import { printsAlike } from './same-shown.js';
+import { ymlOfferLayout, ymlWriter } from '../yml.js';
+import type { TextLayout } from '../text-writer.js';
+import { textChangesWriter } from './text-changes-writer.js';
 
 /*
  * CONTRACT §11, yml: a whole YML document (valid against shops.dtd like the full feed) of the
@@ -19,14 +19,11 @@ function changesLayout(meta: ChangesMeta): TextLayout<ChangeEntry> {
   };
 }
 
-export const ymlChangesWriter: ChangesWriter = {
+export const ymlChangesWriter: ChangesWriter = textChangesWriter({
   format: 'yml',
   extension: 'yml',
-  needs: { fields: 'all', categories: true },
-  contentType: () => 'application/xml; charset=utf-8',
-  sameShown(meta) {
-    const offers = ymlOfferLayout(meta);
-    return printsAlike((item) => offers.row(item, 1));
-  },
-  render: (entries, meta) => renderText(entries, changesLayout(meta), UTF8_NO_BOM),
-};
+  needs: ymlWriter.needs,
+  contentType: (meta) => ymlWriter.contentType(meta),
+  items: ymlOfferLayout,
+  changes: changesLayout,
+});

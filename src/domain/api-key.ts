@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /** CONTRACT §2: `pex_` + 30 random base62 chars + CRC32 of those 30 in base62, padded to 6. */
@@ -54,7 +54,8 @@ export function keyShape(value: string): KeyShape {
 
 export const isImportableLegacyKey = (value: string): boolean => !value.startsWith(PREFIX) && LEGACY_KEY.test(value);
 
-export const hashApiKey = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
+// One-shot `hash` (Node ≥ 20.12): a third of createHash's cost, and every request hashes its key.
+export const hashApiKey = (value: string): string => hash('sha256', value, 'hex');
 
 /** What `key list` and /api/me show of a key: enough to tell keys apart, never enough to use one. */
 export const displayPrefix = (value: string): string =>

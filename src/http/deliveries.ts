@@ -33,7 +33,7 @@ export function beginDelivery(
   const bytesBefore = socket?.bytesWritten ?? 0;
   const at = service.window.now();
   let variant: ServedVariant | null = null;
-  response.once('close', () => {
+  response.on('close', () => {
     service.record({
       store_id: who.storeId,
       key_id: who.keyId,

@@ -40,17 +40,21 @@ export function registerDrain(app: FastifyInstance, basePath: string): void {
     wake = [];
   };
 
-  app.addHook('onRequest', async (request, reply) => {
+  const ended = () => {
+    inFlight--;
+    if (inFlight === 0) onIdle();
+  };
+  // A callback hook (no promise per request); answering from it means not calling done().
+  app.addHook('onRequest', (request, reply, done) => {
     if (draining && !request.routeOptions.config?.answersWhileDraining) {
       reply.header('Connection', 'close');
-      return sendProblem(reply, new AppError('unavailable', 'the service is restarting; try again shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS }), basePath);
+      sendProblem(reply, new AppError('unavailable', 'the service is restarting; try again shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS }), basePath);
+      return;
     }
     inFlight++;
-    // 'close' fires once the response is fully sent or its connection is gone, streamed bodies included.
-    reply.raw.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) onIdle();
-    });
+    // 'close' fires once, when the response is fully sent or its connection is gone, streamed bodies included.
+    reply.raw.on('close', ended);
+    done();
   });
 
   const drain: Drain = {

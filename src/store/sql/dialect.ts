@@ -38,7 +38,8 @@ export type Steps<T> = Generator<Query, T, QueryResult>;
 
 /** Key look-ups a dialect remembers (SQLite: while its change signal is quiet). */
 export interface KeyLookupMemo {
-  get(hash: string): KeyLookup | undefined;
+  /** Resolves after a check for changes made after the call (the store's next-request guarantee). */
+  get(hash: string): Promise<KeyLookup | undefined>;
   set(hash: string, lookup: KeyLookup): void;
   touched(keyId: string, at: Date): void;
   invalidate(): void;

@@ -24,7 +24,7 @@ export class SqlKeyRepository implements KeyRepository {
   }
 
   async findByHash(hash: string): Promise<KeyLookup | null> {
-    const remembered = this.d.keyLookups?.get(hash);
+    const remembered = await this.d.keyLookups?.get(hash);
     if (remembered) return remembered;
     const { rows } = await this.d.query({ sql: KEY_LOOKUP_SQL, params: [hash], request: true });
     if (!rows[0]) return null;

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { PriceItem } from '../../model/price-item.js';
-import { changeSignal } from './change-signal.js';
+import { changeSignal, type ChangeSignal } from './change-signal.js';
+import { KeyLookupCache } from './key-lookup-cache.js';
 import { sqlDatabase } from '../sql/sql-database.js';
-import type { Database as Db } from '../types.js';
+import type { Database as Db, KeyLookup } from '../types.js';
 import { SqliteDialect } from './dialect.js';
 
 const item = (offer_id: string): PriceItem => ({
@@ -112,5 +113,50 @@ describe('the change signal', () => {
       memory.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** A signal a test commits to by hand, counting how often it is read. */
+class ManualSignal implements ChangeSignal {
+  reads = 0;
+  committed = false;
+  changed(): boolean {
+    this.reads++;
+    const was = this.committed;
+    this.committed = false;
+    return was;
+  }
+  close(): void {}
+}
+
+describe('one check of the change signal per event-loop turn', () => {
+  const lookup = { key: { id: 'k' } } as unknown as KeyLookup;
+
+  it('serves every look-up of a turn from one read, made after they all asked', async () => {
+    const signal = new ManualSignal();
+    const cache = new KeyLookupCache(signal);
+    cache.set('h', lookup);
+    const asked = Array.from({ length: 20 }, () => cache.get('h'));
+    // A commit after the look-ups asked but before the turn's check: all of them must see it.
+    signal.committed = true;
+    assert.deepEqual(await Promise.all(asked), Array(20).fill(undefined));
+    assert.equal(signal.reads, 1);
+  });
+
+  it('makes a look-up that asks after the check wait for a new one, which sees a commit made since', async () => {
+    const signal = new ManualSignal();
+    const cache = new KeyLookupCache(signal);
+    cache.set('h', lookup);
+    assert.equal(await cache.get('h'), lookup);
+    assert.equal(signal.reads, 1);
+    signal.committed = true;
+    assert.equal(await cache.get('h'), undefined, 'the commit made after the first check is seen');
+    assert.equal(signal.reads, 2);
+  });
+
+  it('trusts nothing remembered when the signal cannot be read', async () => {
+    const cache = new KeyLookupCache({ changed: () => { throw new Error('EIO'); }, close: () => undefined });
+    cache.set('h', lookup);
+    assert.equal(await cache.get('h'), undefined);
   });
 });

@@ -24,13 +24,15 @@ export class SqlKeyRepository implements KeyRepository {
   }
 
   async findByHash(hash: string): Promise<KeyLookup | null> {
-    const remembered = await this.d.keyLookups?.get(hash);
-    if (remembered) return remembered;
+    const memo = this.d.keyLookups;
+    if (!memo) return this.lookUp(hash);
+    await memo.checked();
+    return memo.get(hash) ?? memo.lookUpOnce(hash, () => this.lookUp(hash));
+  }
+
+  private async lookUp(hash: string): Promise<KeyLookup | null> {
     const { rows } = await this.d.query({ sql: KEY_LOOKUP_SQL, params: [hash], request: true });
-    if (!rows[0]) return null;
-    const lookup = this.map.keyLookup(rows[0]);
-    this.d.keyLookups?.set(hash, lookup);
-    return lookup;
+    return rows[0] ? this.map.keyLookup(rows[0]) : null;
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {

@@ -25,7 +25,8 @@ async function publish(db: Db, storeId: string) {
 /** Two connections on one file: the server's, and another process's (the CLI). */
 describe('remembered key look-ups never outlive a change', () => {
   const dir = mkdtempSync(join(tmpdir(), 'key-cache-'));
-  const server = sqlDatabase(new SqliteDialect(join(dir, 'db.sqlite')));
+  const serverDialect = new SqliteDialect(join(dir, 'db.sqlite'));
+  const server = sqlDatabase(serverDialect);
   const cli = sqlDatabase(new SqliteDialect(join(dir, 'db.sqlite')));
   before(async () => {
     await server.migrate();
@@ -41,6 +42,23 @@ describe('remembered key look-ups never outlive a change', () => {
   it('serves a repeat look-up from memory while nothing changed', async () => {
     const first = await server.keys.findByHash('h1');
     assert.equal(await server.keys.findByHash('h1'), first);
+  });
+
+  it('asks the database once for the look-ups of one turn after a change, not once each', async () => {
+    await cli.keys.touch('k1', new Date());
+    const query = serverDialect.query.bind(serverDialect);
+    let asked = 0;
+    serverDialect.query = (q) => {
+      asked++;
+      return query(q);
+    };
+    try {
+      const found = await Promise.all(Array.from({ length: 10 }, () => server.keys.findByHash('h1')));
+      assert.ok(found.every((lookup) => lookup?.key.id === 'k1'));
+      assert.equal(asked, 1);
+    } finally {
+      serverDialect.query = query;
+    }
   });
 
   it('sees a revocation made by another connection on the next look-up', async () => {
@@ -136,7 +154,7 @@ describe('one check of the change signal per event-loop turn', () => {
     const signal = new ManualSignal();
     const cache = new KeyLookupCache(signal);
     cache.set('h', lookup);
-    const asked = Array.from({ length: 20 }, () => cache.get('h'));
+    const asked = Array.from({ length: 20 }, () => cache.checked().then(() => cache.get('h')));
     // A commit after the look-ups asked but before the turn's check: all of them must see it.
     signal.committed = true;
     assert.deepEqual(await Promise.all(asked), Array(20).fill(undefined));
@@ -147,16 +165,19 @@ describe('one check of the change signal per event-loop turn', () => {
     const signal = new ManualSignal();
     const cache = new KeyLookupCache(signal);
     cache.set('h', lookup);
-    assert.equal(await cache.get('h'), lookup);
+    await cache.checked();
+    assert.equal(cache.get('h'), lookup);
     assert.equal(signal.reads, 1);
     signal.committed = true;
-    assert.equal(await cache.get('h'), undefined, 'the commit made after the first check is seen');
+    await cache.checked();
+    assert.equal(cache.get('h'), undefined, 'the commit made after the first check is seen');
     assert.equal(signal.reads, 2);
   });
 
   it('trusts nothing remembered when the signal cannot be read', async () => {
     const cache = new KeyLookupCache({ changed: () => { throw new Error('EIO'); }, close: () => undefined });
     cache.set('h', lookup);
-    assert.equal(await cache.get('h'), undefined);
+    await cache.checked();
+    assert.equal(cache.get('h'), undefined);
   });
 });

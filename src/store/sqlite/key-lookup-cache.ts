@@ -22,17 +22,48 @@ export class KeyLookupCache {
   private readonly entries = new Map<string, KeyLookup>();
   /** The check the look-ups asked for so far in this turn will share, once scheduled. */
   private nextCheck: Promise<void> | null = null;
+  /** Checks made so far; a look-up begun before the latest one is not remembered. */
+  private generation = 0;
+  /** Misses being looked up since the latest check. */
+  private readonly loading = new Map<string, Promise<KeyLookup | null>>();
 
   constructor(private readonly signal: ChangeSignal) {}
 
-  async get(hash: string): Promise<KeyLookup | undefined> {
-    await (this.nextCheck ??= new Promise<void>((resolve) => setImmediate(() => this.check(resolve))));
+  /**
+   * Resolves once the signal was read after this call. A caller reads `get` in the same
+   * microtask as it resumes: then the look-ups of a turn resume one after the other, and a miss
+   * looked up by the first is remembered for the rest instead of asked again by each.
+   */
+  checked(): Promise<void> {
+    return (this.nextCheck ??= new Promise<void>((resolve) => setImmediate(() => this.check(resolve))));
+  }
+
+  get(hash: string): KeyLookup | undefined {
     return this.entries.get(hash);
+  }
+
+  /**
+   * A miss, looked up once for every look-up of the hash since the last check (they all asked
+   * before it, the database is asked after it) and remembered unless a check came in between.
+   */
+  lookUpOnce(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null> {
+    let pending = this.loading.get(hash);
+    if (!pending) {
+      const generation = this.generation;
+      pending = load().then((lookup) => {
+        if (lookup && generation === this.generation) this.set(hash, lookup);
+        return lookup;
+      });
+      this.loading.set(hash, pending);
+    }
+    return pending;
   }
 
   private check(done: () => void): void {
     // Look-ups asking from here on wait for the next check: this one may predate their requests.
     this.nextCheck = null;
+    this.generation++;
+    this.loading.clear();
     try {
       if (this.signal.changed()) this.entries.clear();
     } catch {
@@ -54,6 +85,8 @@ export class KeyLookupCache {
   /** After this connection changed keys, stores or latest lists. */
   invalidate(): void {
     this.entries.clear();
+    this.generation++;
+    this.loading.clear();
   }
 
   /** touchKey on this connection: keep the entry, with the new time. */

@@ -80,9 +80,10 @@ function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
 
 /**
  * The most a write of the log gathers. sonic-boom measures the byte length of the chunk it is
- * gathering on every line (`Buffer.byteLength` of a growing string, so it is copied each time):
- * at its default of 16 KiB that cost 3 % of the 304s a second; at 2 KiB it is noise, and a write
- * still carries ~9 lines (bench/RESULTS.md, "304 revalidations").
+ * gathering on every line (`Buffer.byteLength` of a growing string, flattened and copied each
+ * time): at its default of 16 KiB that copy and its garbage cost ~13 % of the 304s a second
+ * (2 KiB: 1.146×, 1.079–1.209, bench/RESULTS.md "2026-11-25: the 304 path"); a write still
+ * carries ~9 request lines.
  */
 const LOG_WRITE_BYTES = 2048;
 

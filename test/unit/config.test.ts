@@ -72,6 +72,8 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ PORT: '0' }).port, 0);
     assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
     assert.match(problemsOf({ PORT: '-1' })[0], /PORT must be an integer from 0 to 65535, got "-1"/);
+    assert.equal(loadConfig({ RATE_LIMIT_PER_MIN: '100000000' }).rateLimitPerMin, 100_000_000);
+    assert.match(problemsOf({ RATE_LIMIT_PER_MIN: '100000001' })[0], /RATE_LIMIT_PER_MIN must be an integer from 1 to 100000000/);
   });
 
   test('ACCEL_REDIRECT_PREFIX: off by default, a location ending in /; WARM_SCOPE: fleet or instance', () => {

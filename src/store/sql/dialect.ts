@@ -38,12 +38,11 @@ export type Steps<T> = Generator<Query, T, QueryResult>;
 
 /** Key look-ups a dialect remembers (SQLite: while its change signal is quiet). */
 export interface KeyLookupMemo {
-  /** Resolves after a check for changes made after the call (the store's next-request guarantee). */
-  checked(): Promise<void>;
-  /** What is remembered: read right after `checked()` resolves. */
-  get(hash: string): KeyLookup | undefined;
-  /** A miss, asked of the database once for every look-up of the hash since the last check. */
-  lookUpOnce(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null>;
+  /**
+   * The remembered look-up, or `load`'s, judged by a check for changes made after the call (the
+   * store's next-request guarantee); a miss is loaded once for the look-ups that share a check.
+   */
+  find(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null>;
   touched(keyId: string, at: Date): void;
   invalidate(): void;
 }

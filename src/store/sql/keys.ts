@@ -24,10 +24,7 @@ export class SqlKeyRepository implements KeyRepository {
   }
 
   async findByHash(hash: string): Promise<KeyLookup | null> {
-    const memo = this.d.keyLookups;
-    if (!memo) return this.lookUp(hash);
-    await memo.checked();
-    return memo.get(hash) ?? memo.lookUpOnce(hash, () => this.lookUp(hash));
+    return this.d.keyLookups ? this.d.keyLookups.find(hash, () => this.lookUp(hash)) : this.lookUp(hash);
   }
 
   private async lookUp(hash: string): Promise<KeyLookup | null> {

@@ -22,39 +22,44 @@ export class KeyLookupCache {
   private readonly entries = new Map<string, KeyLookup>();
   /** The check the look-ups asked for so far in this turn will share, once scheduled. */
   private nextCheck: Promise<void> | null = null;
-  /** Checks made so far; a look-up begun before the latest one is not remembered. */
-  private generation = 0;
-  /** Misses being looked up since the latest check. */
-  private readonly loading = new Map<string, Promise<KeyLookup | null>>();
+  /**
+   * Misses being looked up since the latest check (or this connection's latest write): a new
+   * map after each, so a look-up begun before one is not remembered.
+   */
+  private loading = new Map<string, Promise<KeyLookup | null>>();
 
   constructor(private readonly signal: ChangeSignal) {}
 
   /**
-   * Resolves once the signal was read after this call. A caller reads `get` in the same
-   * microtask as it resumes: then the look-ups of a turn resume one after the other, and a miss
-   * looked up by the first is remembered for the rest instead of asked again by each.
+   * The key's look-up: remembered, or asked of the database with `load`, after a check made
+   * after this call. The look-ups of a turn resume one after the other, each reading what is
+   * remembered in the microtask it resumes in, so a miss is asked of the database once for all
+   * of them (they all asked before the check, the database is asked after it).
    */
+  async find(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null> {
+    await this.checked();
+    return this.get(hash) ?? this.lookUpOnce(hash, load);
+  }
+
+  /** Resolves once the signal was read after this call. */
   checked(): Promise<void> {
     return (this.nextCheck ??= new Promise<void>((resolve) => setImmediate(() => this.check(resolve))));
   }
 
+  /** What is remembered (read right after `checked()`). */
   get(hash: string): KeyLookup | undefined {
     return this.entries.get(hash);
   }
 
-  /**
-   * A miss, looked up once for every look-up of the hash since the last check (they all asked
-   * before it, the database is asked after it) and remembered unless a check came in between.
-   */
-  lookUpOnce(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null> {
-    let pending = this.loading.get(hash);
+  private lookUpOnce(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null> {
+    const loading = this.loading;
+    let pending = loading.get(hash);
     if (!pending) {
-      const generation = this.generation;
       pending = load().then((lookup) => {
-        if (lookup && generation === this.generation) this.set(hash, lookup);
+        if (lookup && loading === this.loading) this.set(hash, lookup);
         return lookup;
       });
-      this.loading.set(hash, pending);
+      loading.set(hash, pending);
     }
     return pending;
   }
@@ -62,8 +67,7 @@ export class KeyLookupCache {
   private check(done: () => void): void {
     // Look-ups asking from here on wait for the next check: this one may predate their requests.
     this.nextCheck = null;
-    this.generation++;
-    this.loading.clear();
+    this.loading = new Map();
     try {
       if (this.signal.changed()) this.entries.clear();
     } catch {
@@ -85,8 +89,7 @@ export class KeyLookupCache {
   /** After this connection changed keys, stores or latest lists. */
   invalidate(): void {
     this.entries.clear();
-    this.generation++;
-    this.loading.clear();
+    this.loading = new Map();
   }
 
   /** touchKey on this connection: keep the entry, with the new time. */

@@ -1,23 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Coding } from '../render-cache/interface.js';
+import { rememberRecent } from './recent-results.js';
 
 /** Every representation's ETag of a variant: a conditional request matches any of them. */
 export const allTags = (tag: string): string[] => [`"${tag}"`, `"${tag}-br"`, `"${tag}-gzip"`];
 
 /** HTTP dates of recent Last-Modified values: formatting a Date is a measurable share of a 304. */
-const HTTP_DATES = new Map<number, string>();
-const MAX_HTTP_DATES = 10_000;
-
-function httpDate(at: Date): string {
-  const time = at.getTime();
-  let text = HTTP_DATES.get(time);
-  if (text === undefined) {
-    text = at.toUTCString();
-    if (HTTP_DATES.size >= MAX_HTTP_DATES) HTTP_DATES.clear();
-    HTTP_DATES.set(time, text);
-  }
-  return text;
-}
+const httpDateOf = rememberRecent((time: number) => new Date(time).toUTCString());
 
 /**
  * ETag (one per representation: RFC 9110 §8.8.3), Last-Modified and the caching headers;
@@ -28,7 +17,7 @@ export function setValidators(reply: FastifyReply, tag: string, coding: Coding, 
   const etag = coding === 'identity' ? `"${tag}"` : `"${tag}-${coding}"`;
   reply
     .header('ETag', etag)
-    .header('Last-Modified', httpDate(lastModified))
+    .header('Last-Modified', httpDateOf(lastModified.getTime()))
     .header('Cache-Control', 'private, no-cache')
     .header('Vary', 'Accept-Encoding');
   return etag;

@@ -3,24 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import type { ExportService, ExportVariant, ResolvedExport } from '../domain/exports.js';
 import { openRenderCache } from '../render-cache/factory.js';
 import type { CacheKey, RenderCache, RenderSource } from '../render-cache/interface.js';
+import { rememberRecent } from './recent-results.js';
 
 /** Digests of the variants asked for lately: a revalidation then skips the SHA-256. */
-const DIGESTS = new Map<string, string>();
-const MAX_DIGESTS = 10_000;
+const digestOf = rememberRecent((text: string) => createHash('sha256').update(text).digest('base64url'));
 
 /** One digest of everything that shapes the bytes: the ETag and the cache key both come from it. */
 function variantDigest(variant: ExportVariant): string {
   const parts: unknown[] = [variant.endpoint, variant.storeId, variant.priceListId, variant.format, variant.profileId, variant.profileRevision, variant.onlyAvailable];
   // Only the changes feed has a `since`; the whole files' digests (and ETags) stay as they were.
   if (variant.since !== undefined) parts.push(variant.since);
-  const text = JSON.stringify(parts);
-  let digest = DIGESTS.get(text);
-  if (digest === undefined) {
-    digest = createHash('sha256').update(text).digest('base64url');
-    if (DIGESTS.size >= MAX_DIGESTS) DIGESTS.clear();
-    DIGESTS.set(text, digest);
-  }
-  return digest;
+  return digestOf(JSON.stringify(parts));
 }
 
 /**

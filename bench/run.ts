@@ -180,19 +180,16 @@ async function firstExport(label: string, size: keyof typeof SIZES, query: strin
  * growth with its min–max, met only when every round of every format stays under the goal.
  */
 async function peakRss(): Promise<void> {
-  const growth = new Map<string, number[]>(FORMATS.map((format) => [format, []]));
-  const speed = new Map<string, number[]>(FORMATS.map((format) => [format, []]));
-  const size = new Map<string, number>();
+  const runs = new Map<string, FirstRun[]>(FORMATS.map((format) => [format, []]));
   const failures: string[] = [];
+  const growthOf = (run: FirstRun) => run.peakRssMiB - run.idleRssMiB;
   for (let round = 0; round < ROUNDS; round++) {
     const order = FORMATS.map((_, i) => FORMATS[(i + round) % FORMATS.length]);
     for (const format of order) {
       try {
         const run = await firstDownload('large', `format=${format}`);
-        growth.get(format)!.push(run.peakRssMiB - run.idleRssMiB);
-        speed.get(format)!.push(SIZES.large / run.seconds);
-        size.set(format, run.bytes);
-        log(`peak RSS ${format}, round ${round + 1}: idle ${run.idleRssMiB.toFixed(0)} MiB, peak ${run.peakRssMiB.toFixed(0)} MiB (+${(run.peakRssMiB - run.idleRssMiB).toFixed(0)})`);
+        runs.get(format)!.push(run);
+        log(`peak RSS ${format}, round ${round + 1}: idle ${run.idleRssMiB.toFixed(0)} MiB, peak ${run.peakRssMiB.toFixed(0)} MiB (+${growthOf(run).toFixed(0)})`);
       } catch (error) {
         failures.push(`${format}: ${(error as Error).message}`);
       }
@@ -200,19 +197,18 @@ async function peakRss(): Promise<void> {
   }
   const rows: string[] = [];
   let worst: { format: string; growth: ReturnType<typeof spread> } | null = null;
-  for (const format of FORMATS) {
-    const values = growth.get(format)!;
-    if (values.length === 0) {
+  for (const [format, served] of runs) {
+    if (served.length === 0) {
       rows.push(`| ${format} | — | — | not served |`);
       continue;
     }
-    const g = spread(values);
-    const v = spread(speed.get(format)!);
+    const g = spread(served.map(growthOf));
+    const v = spread(served.map((run) => SIZES.large / run.seconds));
     if (!worst || g.median > worst.growth.median) worst = { format, growth: g };
-    rows.push(`| ${format} | +${g.median.toFixed(0)} (+${g.min.toFixed(0)} – +${g.max.toFixed(0)}) | ${fmt(v.median)} (${fmt(v.min)}–${fmt(v.max)}) | ${((size.get(format) ?? 0) / 2 ** 20).toFixed(1)} MiB |`);
+    rows.push(`| ${format} | +${g.median.toFixed(0)} (+${g.min.toFixed(0)} – +${g.max.toFixed(0)}) | ${fmt(v.median)} (${fmt(v.min)}–${fmt(v.max)}) | ${(served[0].bytes / 2 ** 20).toFixed(1)} MiB |`);
   }
   const goalMiB = (200 * 1e6) / 2 ** 20;
-  const highest = Math.max(...[...growth.values()].flat());
+  const highest = Math.max(...[...runs.values()].flat().map(growthOf));
   sections.push(
     `### Peak RSS serving a ${fmt(SIZES.large)}-item export (first, uncached request on a fresh server; sampled every 20 ms; ${ROUNDS} rounds)\n\n| format | growth over idle, MiB: median (min–max) | items/s: median (min–max) | size |\n|---|---|---|---|\n${rows.join('\n')}${failures.length ? `\n\nNot served: ${failures.join('; ')}` : ''}`,
   );

@@ -247,6 +247,18 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE price_lists ADD COLUMN changes_known integer NOT NULL DEFAULT 0;
   ALTER TABLE price_lists ADD COLUMN changes_base bigint;
   `,
+  // The delivery ledger as runs (store/sql/ledger-runs.ts): a row holds a consumer's consecutive
+  // answers of one shape, the first in its columns, the rest in \`repeated\` (a JSON array of
+  // [at ms, bytes_sent, duration_ms]); runs are read newest last record first.
+  `
+  ALTER TABLE delivery_ledger ADD COLUMN last_at timestamptz;
+  ALTER TABLE delivery_ledger ADD COLUMN repeats integer NOT NULL DEFAULT 0;
+  ALTER TABLE delivery_ledger ADD COLUMN repeated text;
+  UPDATE delivery_ledger SET last_at = at;
+  ALTER TABLE delivery_ledger ALTER COLUMN last_at SET NOT NULL;
+  DROP INDEX delivery_ledger_store;
+  CREATE INDEX delivery_ledger_runs ON delivery_ledger(store_id, last_at, id);
+  `,
 ];
 
 /**

@@ -1,0 +1,152 @@
+/**
+ * The delivery ledger's storage (CONTRACT §12), on every dialect: records go in as runs
+ * (sql/ledger-runs.ts) and come out one by one — every record once, newest first, page after
+ * page — and the consumers' figures are what the records say, whether a run holds one record
+ * or a thousand and whatever lines (a cursor, the 24-hour line, the retention line) cut it.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
+import { RUN_ID_SPACE } from './sql/ledger-runs.js';
+import type { DeliveryRecord, StoredDelivery } from './types.js';
+
+const T0 = Date.parse('2026-11-20T12:00:00.000Z');
+const DAY = 86_400_000;
+
+const record = (storeId: string, atMs: number, extra: Partial<DeliveryRecord> = {}): DeliveryRecord => ({
+  store_id: storeId, key_id: 'key_a', at: new Date(atMs), address: 'prices', format: 'csv', profile_id: null, only_available: false,
+  version: 1, status: 304, bytes_sent: 180, finished: true, duration_ms: 1, client_class: 'curl', client_address: '203.0.113.5', ...extra,
+});
+
+/** A seeded generator (mulberry32): the same "random" traffic on every run. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What identifies a record apart from its id (the test's records all differ in it). */
+const signature = (r: DeliveryRecord) => `${r.at.toISOString()} ${r.status} ${r.bytes_sent} ${r.duration_ms} ${r.client_class} ${r.client_address} ${r.finished} ${r.version}`;
+const runsIn = (records: readonly StoredDelivery[]) => new Set(records.map((r) => Math.floor(r.id / RUN_ID_SPACE))).size;
+
+for (const dialect of DIALECTS) {
+  describe(`the delivery ledger in storage (${dialect})`, () => {
+    let db: TestDatabase;
+    before(async () => {
+      db = await createTestDatabase(dialect);
+    });
+    after(async () => db.drop());
+
+    it('stores a poller\'s answers as a few runs and pages through every record once, newest first', async () => {
+      const next = random(7);
+      const batches: DeliveryRecord[][] = [];
+      const all: DeliveryRecord[] = [];
+      let bytes = 0;
+      for (let batch = 0; batch < 6; batch++) {
+        const records: DeliveryRecord[] = [];
+        for (let i = 0; i < 700; i++) {
+          // Mostly one poller's 304s; now and then another consumer, a 200, a cut download; times
+          // jitter (a record is queued when its answer ends, not when it began).
+          const roll = next();
+          const at = T0 + batch * 1_000 + Math.floor(next() * 1_000) + (roll < 0.01 ? -40_000 : 0);
+          const extra: Partial<DeliveryRecord> = roll < 0.05 ? { client_class: 'yandex', client_address: '198.51.100.9' }
+            : roll < 0.08 ? { status: 200, bytes_sent: 5_000 }
+            : roll < 0.1 ? { status: 200, finished: false }
+            : {};
+          records.push(record('runs', at, { ...extra, bytes_sent: (extra.bytes_sent ?? 180) + bytes++ }));
+        }
+        batches.push(records);
+        all.push(...records);
+      }
+      for (const records of batches) await db.db.deliveries.ledger.insert(records);
+
+      const everything = await db.db.deliveries.ledger.page('runs', 1000, null);
+      assert.equal(everything.length, 1000);
+      const runs = runsIn(everything);
+      assert.ok(runs < 300, `1,000 records came from ${runs} runs`);
+
+      // Pages of 7, and of 1,000 (more records than the runs read per statement): every record once, in order.
+      for (const limit of [7, 1000]) {
+        const seen: StoredDelivery[] = [];
+        let cursor: { at: Date; id: number } | null = null;
+        for (;;) {
+          const page = await db.db.deliveries.ledger.page('runs', limit, cursor);
+          seen.push(...page);
+          if (page.length < limit) break;
+          cursor = { at: page[limit - 1].at, id: page[limit - 1].id };
+        }
+        assert.equal(seen.length, all.length, `pages of ${limit}`);
+        assert.equal(new Set(seen.map((r) => r.id)).size, all.length, 'no record twice');
+        for (let i = 1; i < seen.length; i++) {
+          const [a, b] = [seen[i - 1], seen[i]];
+          assert.ok(a.at > b.at || (a.at.getTime() === b.at.getTime() && a.id > b.id), `newest first at ${i}`);
+        }
+        assert.deepEqual(seen.map(signature).sort(), all.map(signature).sort(), 'every record as it was recorded');
+      }
+
+      // A bare time: the records strictly before it.
+      const line = new Date(T0 + 1_200);
+      const older = await db.db.deliveries.ledger.page('runs', 1000, { at: line, id: 0 });
+      const expected = all.filter((r) => r.at < line);
+      assert.ok(expected.length < 1000);
+      assert.deepEqual(older.map(signature).sort(), expected.map(signature).sort());
+    });
+
+    it('finds a page\'s records in runs read later, when the runs read first hold more than a page', async () => {
+      // A long run (1,000 records over 59 s), 199 one-record runs that end after it, and one
+      // more, ending before all of them but newer than most of the long run's records.
+      const t = T0 + 20 * DAY;
+      const long = Array.from({ length: 1000 }, (_, i) => record('wide', t + ((i + 500) % 1000) * 59));
+      const singles = Array.from({ length: 199 }, (_, i) => record('wide', t + 59_100 + i, { client_address: `192.0.2.${i}` }));
+      const late = record('wide', t + 30_001, { client_class: 'google' });
+      await db.db.deliveries.ledger.insert([...long, ...singles, late]);
+      const page = await db.db.deliveries.ledger.page('wide', 1000, null);
+      assert.ok(page.some((r) => r.client_class === 'google'), 'the record at +30 s is among the newest 1,000');
+      assert.equal(page.at(-1)?.at.getTime(), t + 200 * 59, 'and the page ends where 1,000 records end');
+    });
+
+    it('counts consumers\' fetches across the 24-hour line record by record, and their last three in order', async () => {
+      const now = T0 + 10 * DAY;
+      const dayAgo = now - DAY;
+      // One run across the 24-hour line: 3 records before it, 4 after (all within a second).
+      await db.db.deliveries.ledger.insert([-3, -2, -1, 0, 1, 2, 3].map((ms) => record('consumers', dayAgo + ms)));
+      // Later: five whole answers, then two cut ones: its last three are not all failures.
+      const later = dayAgo + 60_000;
+      await db.db.deliveries.ledger.insert([
+        ...[0, 1, 2, 3, 4].map((i) => record('consumers', later + i)),
+        ...[5, 6].map((i) => record('consumers', later + i, { status: 200, finished: false })),
+        // Another consumer's cut downloads in between change nothing for this one.
+        ...[0, 1, 2].map((i) => record('consumers', later + i, { client_class: 'google', client_address: '192.0.2.1', status: 200, finished: false })),
+      ]);
+      const consumers = async () => db.db.deliveries.ledger.consumers('consumers', new Date(now - 30 * DAY), new Date(dayAgo), 100);
+      let [curl, google] = await consumers();
+      assert.equal(curl.client_class, 'curl');
+      assert.equal(curl.fetches_24h, 4 + 7);
+      assert.equal(curl.failing, false, 'a whole answer among its last three');
+      assert.equal(curl.last_status, 200);
+      assert.equal(curl.last_version, 1);
+      assert.equal(curl.last_fetch_at.getTime(), later + 6);
+      assert.equal(google.failing, true, 'three cut downloads');
+      assert.equal(google.last_version, null);
+
+      await db.db.deliveries.ledger.insert([record('consumers', later + 7, { status: 200, finished: false })]);
+      [curl] = await consumers();
+      assert.equal(curl.failing, true, 'now its last three were cut');
+      assert.equal(curl.fetches_24h, 4 + 8);
+    });
+
+    it('retention deletes a run once its newest record is past the line', async () => {
+      // Older than every other test's records: retention is not per store.
+      const t = T0 - 100 * DAY;
+      await db.db.deliveries.ledger.insert([0, 10, 20].map((ms) => record('retention', t + ms)));
+      await db.db.deliveries.ledger.insert([record('retention', t + 5_000)]);
+      assert.equal(await db.db.deliveries.ledger.deleteOlderThan(new Date(t + 15), 100), 0, 'the run still holds a newer record');
+      assert.equal(await db.db.deliveries.ledger.deleteOlderThan(new Date(t + 21), 100), 1);
+      const left = await db.db.deliveries.ledger.page('retention', 100, null);
+      assert.deepEqual(left.map((r) => r.at.getTime()), [t + 5_000]);
+    });
+  });
+}

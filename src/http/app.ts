@@ -22,6 +22,7 @@ import { RequestGate } from './request-gate.js';
 import { registerHealthRoutes } from './operations/health.js';
 import { registerRequestIdHeader, REQUEST_ID_LOG_LABEL, requestIdGenerator } from './operations/request-id.js';
 import { registerRequestMetrics } from './operations/request-metrics.js';
+import { recordDeliveries } from './deliveries.js';
 import { registerChangesRoute } from './routes/changes.js';
 import { registerExportRoutes } from './routes/exports.js';
 import { registerBuilderRoute } from './routes/builder.js';
@@ -200,6 +201,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   app.decorate('deliveries', new DeliveryService(db.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
   if (ledger) {
+    recordDeliveries(app);
     app.addHook('onReady', async () => ledger.start());
     app.addHook('onClose', async () => ledger.stop());
   }

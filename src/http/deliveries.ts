@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientClassOf } from '../domain/client-class.js';
 import type { DeliveryService } from '../domain/deliveries.js';
 
@@ -17,46 +18,108 @@ export interface DeliveryNote {
 
 const NOTHING: DeliveryNote = { served: () => undefined };
 
+/** The deliveries of a connection not yet recorded (pipelined requests can make them several). */
+const OPEN = Symbol('deliveries open on this connection');
+type WatchedSocket = Socket & { [OPEN]?: Set<Delivery> };
+
 /**
- * The request-path side of the ledger (CONTRACT §12). A route calls `begin` once the key is
- * accepted (so a wrong or revoked key is never recorded: its request is refused before this);
- * the record is queued when the response closes, with what the connection saw: its status,
- * the bytes written for it, and whether it was handed over whole ('close' with
- * `writableFinished`) or cut. Queuing is all the request pays; the ledger writes in batches.
+ * One answer to record, once: when the response finished (the onResponse hook, after
+ * 'finish') or, for a response cut before its end, when its connection closed. Not a 'close'
+ * listener on each response: adding, calling and removing one cost ~2 % of a 304's CPU
+ * (bench/RESULTS.md, "The ledger's runs"); a connection gets one listener, whatever it carries.
  */
-export function beginDelivery(
-  service: DeliveryService, request: FastifyRequest, reply: FastifyReply, who: { storeId: string; keyId: string }, address: 'prices' | 'summary' | 'changes',
-): DeliveryNote {
-  if (!service.recording) return NOTHING;
-  const response = reply.raw;
-  const socket = response.socket;
-  const bytesBefore = socket?.bytesWritten ?? 0;
-  const at = service.window.now();
-  let variant: ServedVariant | null = null;
-  response.on('close', () => {
-    service.record({
-      store_id: who.storeId,
-      key_id: who.keyId,
-      at,
-      address,
+class Delivery implements DeliveryNote {
+  private variant: ServedVariant | null = null;
+  private recorded = false;
+  private readonly at: Date;
+  private readonly bytesBefore: number;
+
+  constructor(
+    private readonly service: DeliveryService, private readonly request: FastifyRequest, private readonly reply: FastifyReply,
+    private readonly who: { storeId: string; keyId: string }, private readonly address: 'prices' | 'summary' | 'changes',
+    private readonly socket: WatchedSocket | null,
+  ) {
+    this.at = service.window.now();
+    this.bytesBefore = socket?.bytesWritten ?? 0;
+  }
+
+  served(variant: ServedVariant): void {
+    this.variant = variant;
+  }
+
+  record(): void {
+    if (this.recorded) return;
+    this.recorded = true;
+    this.socket?.[OPEN]?.delete(this);
+    const response = this.reply.raw;
+    const variant = this.variant;
+    this.service.record({
+      store_id: this.who.storeId,
+      key_id: this.who.keyId,
+      at: this.at,
+      address: this.address,
       format: variant?.format ?? null,
       profile_id: variant?.profileId ?? null,
       only_available: variant?.onlyAvailable ?? null,
       version: variant?.version ?? null,
       status: response.statusCode,
-      bytes_sent: Math.max(0, (socket?.bytesWritten ?? 0) - bytesBefore),
+      bytes_sent: Math.max(0, (this.socket?.bytesWritten ?? 0) - this.bytesBefore),
       finished: response.writableFinished,
-      duration_ms: Math.round(reply.elapsedTime),
-      client_class: clientClassOf(request.headers['user-agent']),
-      client_address: request.ip,
+      duration_ms: Math.round(this.reply.elapsedTime),
+      client_class: clientClassOf(this.request.headers['user-agent']),
+      client_address: this.request.ip,
     });
+  }
+}
+
+/** The connection's open deliveries, and one 'close' listener to record those it cut. */
+function watch(socket: WatchedSocket, delivery: Delivery): void {
+  let open = socket[OPEN];
+  if (!open) {
+    const deliveries = (open = socket[OPEN] = new Set());
+    socket.once('close', () => {
+      for (const cut of deliveries) cut.record();
+    });
+  }
+  open.add(delivery);
+}
+
+/**
+ * The request-path side of the ledger (CONTRACT §12). A route calls `begin` once the key is
+ * accepted (so a wrong or revoked key is never recorded: its request is refused before this);
+ * the record is queued when the response ends, with what the connection saw: its status, the
+ * bytes written for it, and whether it was handed over whole (`writableFinished`) or cut.
+ * Queuing is all the request pays; the ledger writes in batches.
+ */
+export function beginDelivery(
+  service: DeliveryService, request: FastifyRequest, reply: FastifyReply, who: { storeId: string; keyId: string }, address: 'prices' | 'summary' | 'changes',
+): DeliveryNote {
+  if (!service.recording) return NOTHING;
+  // inject()'s stand-in socket is no emitter; its responses always finish.
+  const raw = reply.raw.socket as WatchedSocket | null;
+  const socket = raw && typeof raw.once === 'function' ? raw : null;
+  const delivery = new Delivery(service, request, reply, who, address, socket);
+  request.delivery = delivery;
+  if (socket) watch(socket, delivery);
+  return delivery;
+}
+
+/** Records each finished answer begun with beginDelivery (registered when the ledger is on). */
+export function recordDeliveries(app: FastifyInstance): void {
+  app.decorateRequest('delivery', null);
+  app.addHook('onResponse', (request, _reply, done) => {
+    request.delivery?.record();
+    done();
   });
-  return { served: (served) => { variant = served; } };
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The delivery ledger and consumers (CONTRACT §12). */
     deliveries: DeliveryService;
+  }
+  interface FastifyRequest {
+    /** The answer being recorded in the ledger, if the route began one. */
+    delivery: { record(): void } | null;
   }
 }

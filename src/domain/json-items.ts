@@ -45,6 +45,13 @@ const COMMA = 0x2c;
 const COLON_BYTE = 0x3a;
 const BOM = [0xef, 0xbb, 0xbf];
 
+/** How many backslashes run back from just before `end`, not looking before `from`. */
+function backslashesBefore(chunk: Buffer, end: number, from: number): number {
+  let at = end;
+  while (at > from && chunk[at - 1] === BACKSLASH) at--;
+  return end - at;
+}
+
 const isWhitespace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
 export class JsonItemSplitter {
@@ -190,6 +197,8 @@ export class JsonItemSplitter {
     let inString = this.inString;
     let escaped = this.escaped;
     let i = start;
+    /** Where a run of backslashes may begin: not before an escaped character. */
+    let floor = start;
     if (this.scalar) {
       for (; i < length; i++) {
         const byte = chunk[i];
@@ -197,19 +206,33 @@ export class JsonItemSplitter {
       }
       return -1;
     }
-    for (; i < length; i++) {
-      const byte = chunk[i];
+    while (i < length) {
       if (inString) {
-        if (escaped) escaped = false;
-        else if (byte === BACKSLASH) escaped = true;
-        else if (byte === QUOTE) {
-          inString = false;
-          if (depth === 0) return i + 1;
+        if (escaped) {
+          // The chunk starts with the character a backslash at the end of the last one escapes.
+          escaped = false;
+          floor = ++i;
+          continue;
         }
-      } else if (byte === QUOTE) inString = true;
+        // Strings are most of an item's bytes: jump to the next quote natively, then see
+        // whether an odd run of backslashes escapes it (a byte loop here took a third of the time).
+        const quote = chunk.indexOf(QUOTE, i);
+        if (quote === -1) {
+          escaped = backslashesBefore(chunk, length, i) % 2 === 1;
+          i = length;
+          break;
+        }
+        i = quote + 1;
+        if (backslashesBefore(chunk, quote, floor) % 2 === 1) continue;
+        inString = false;
+        if (depth === 0) return i;
+        continue;
+      }
+      const byte = chunk[i++];
+      if (byte === QUOTE) inString = true;
       else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
       else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-        if (--depth === 0) return i + 1;
+        if (--depth === 0) return i;
       }
     }
     this.depth = depth;

@@ -70,10 +70,16 @@ const tooLong = (line: number, maxLineBytes: number) =>
  * checked and ignored, CONTRACT §9). Read by json-items.ts, not stream-json, which ran at a
  * quarter of NDJSON's speed (bench/json-parsers.ts).
  */
+const JSON_SLICE_BYTES = 1024 * 1024;
+
 async function* readJson(input: Readable, maxItemBytes: number): AsyncIterable<SourceRow> {
   const splitter = new JsonItemSplitter(maxItemBytes);
   for await (const chunk of input as AsyncIterable<Buffer>) {
-    for (const { index, value } of splitter.push(chunk)) yield { position: `items[${index}]`, raw: value, text: false };
+    // A chunk is read a slice at a time, so one large chunk (a whole file handed over at once)
+    // never becomes a list of all its items at once.
+    for (let at = 0; at < chunk.length; at += JSON_SLICE_BYTES) {
+      for (const { index, value } of splitter.push(chunk.subarray(at, at + JSON_SLICE_BYTES))) yield { position: `items[${index}]`, raw: value, text: false };
+    }
   }
   splitter.end();
 }

@@ -65,13 +65,13 @@ async function* refusingOnFailure(rows: AsyncIterable<SourceRow>): AsyncIterable
 const tooLong = (line: number, maxLineBytes: number) =>
   new AppError('invalid_publication', `line ${line}: longer than ${maxLineBytes} bytes (MAX_LINE_BYTES); nothing was published`);
 
-/**
- * A JSON array of items, or an object whose "items" key holds one (every other top-level key is
- * checked and ignored, CONTRACT §9). Read by json-items.ts, not stream-json, which ran at a
- * quarter of NDJSON's speed (bench/json-parsers.ts).
- */
 const JSON_SLICE_BYTES = 1024 * 1024;
 
+/**
+ * A JSON array of items, or an object whose "items" key holds one (every other top-level key is
+ * checked and ignored, CONTRACT §9). Read by json-items.ts, not stream-json, which ran at
+ * 0.12–0.46× NDJSON's speed (bench/json-parsers.ts).
+ */
 async function* readJson(input: Readable, maxItemBytes: number): AsyncIterable<SourceRow> {
   const splitter = new JsonItemSplitter(maxItemBytes);
   for await (const chunk of input as AsyncIterable<Buffer>) {

@@ -269,4 +269,25 @@ describe('the JSON reader against stream-json (issue #18)', () => {
     assert.match('refused' in refusal ? refusal.refused : '', /^items\[0\]: longer than 1048576 bytes/);
     assert.ok(fed < 2 * 1024 * 1024, `${fed} bytes read before the refusal`);
   });
+
+  test('a file handed over as one chunk is parsed a slice at a time, not all its items before the first row', async () => {
+    const item = JSON.stringify({ offer_id: 'A', name: 'я'.repeat(40), price: 1 });
+    const count = 40_000; // ~4 MB
+    const whole = Buffer.from(`[${Array.from({ length: count }, () => item).join(',')}]`);
+    const parse = JSON.parse;
+    let parsed = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      parsed++;
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    let parsedAtFirstRow = -1;
+    let rows = 0;
+    try {
+      for await (const _row of readSource(Readable.from([whole]), 'json')) if (rows++ === 0) parsedAtFirstRow = parsed;
+    } finally {
+      JSON.parse = parse;
+    }
+    assert.equal(rows, count);
+    assert.ok(parsedAtFirstRow > 0 && parsedAtFirstRow < count / 3, `${parsedAtFirstRow} of ${count} items parsed before the first row`);
+  });
 });

@@ -113,7 +113,7 @@ export class JsonItemSplitter {
         i++;
         continue;
       }
-      this.step(byte, chunk, i);
+      this.step(byte, this.offset + i);
       if (this.value === NO_VALUE) i++;
     }
     this.offset += length;
@@ -128,8 +128,7 @@ export class JsonItemSplitter {
   }
 
   /** One structural byte outside any value. */
-  private step(byte: number, chunk: Buffer, i: number): void {
-    const at = this.offset + i;
+  private step(byte: number, at: number): void {
     switch (this.expect) {
       case START:
         if (byte === OPEN_BRACKET) {

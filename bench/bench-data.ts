@@ -27,6 +27,42 @@ export function rawItem(i: number): Record<string, unknown> {
   return row;
 }
 
+const SHOPS = ['ozon.ru', 'wildberries.ru', 'market.yandex.ru', 'citilink.ru', 'dns-shop.ru', 'mvideo.ru'];
+const ATTRIBUTES: [string, string[]][] = [
+  ['Цвет', ['чёрный', 'белый', 'серебристый', 'синий']],
+  ['Бренд', ['Галактика', 'Мороз', 'Северный ветер']],
+  ['Гарантия', ['12 месяцев', '24 месяца']],
+  ['Страна производства', ['Россия', 'Китай', 'Беларусь']],
+  ['Материал', ['пластик', 'алюминий', 'сталь']],
+  ['Вес, кг', ['0.2', '1.5', '12']],
+];
+
+/**
+ * A full catalogue row (CONTRACT §2): a Cyrillic name and description, a three-level category,
+ * 2–4 competitors and 4–6 attributes, ~900 bytes of JSON: the shape a repricer sends for a
+ * marketplace catalogue, where rawItem is a lean one (~140 bytes).
+ */
+export function richItem(i: number): Record<string, unknown> {
+  const row = rawItem(i);
+  row.name = `${NAMES[i % NAMES.length]} «Модель ${i % 977}» ${i}`;
+  row.category = `Электроника / ${CATEGORIES[i % CATEGORIES.length]} / Группа ${i % 13}`;
+  row.vendor = ATTRIBUTES[1][1][i % 3];
+  row.vendor_code = `ВК-${(i * 31) % 100_000}`;
+  row.barcode = String(4_600_000_000_000 + i);
+  row.url = `https://demo-shop.example/catalog/${i % 40}/p/${i}`;
+  row.picture = `https://cdn.demo-shop.example/img/${i % 1000}/${i}.jpg`;
+  if (i % 2 === 0) row.description = `Описание ${i}: доставка по России. "Кавычки", \\ и [скобки] {фигурные}.`;
+  const price = Number(row.price);
+  row.competitors = Array.from({ length: 2 + (i % 3) }, (_, k) => ({
+    name: SHOPS[(i + k) % SHOPS.length],
+    price: (price * (0.9 + k * 0.05)).toFixed(2),
+    ...(k === 0 ? { url: `https://${SHOPS[i % SHOPS.length]}/product/${i * 7}` } : {}),
+    available: (i + k) % 3 !== 0,
+  }));
+  row.attributes = Object.fromEntries(ATTRIBUTES.slice(0, 4 + (i % 3)).map(([name, values]) => [name, values[i % values.length]]));
+  return row;
+}
+
 /** The same row as the store keeps it (what an export reads back). */
 export function benchItem(i: number): PriceItem {
   const result = normalizeItem(rawItem(i), 'RUB');

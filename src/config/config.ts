@@ -4,7 +4,7 @@
  */
 /** The longest text field of a published item, in characters (MAX_FIELD_CHARS). */
 export const DEFAULT_MAX_FIELD_CHARS = 1_000_000;
-/** The longest NDJSON line or CSV record of a publication, in bytes (MAX_LINE_BYTES); far below V8's longest string. */
+/** The longest NDJSON line, CSV record or JSON item of a publication, in bytes (MAX_LINE_BYTES); far below V8's longest string. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 export interface Config {
@@ -41,7 +41,7 @@ export interface Config {
   webhookAllowHttp: boolean;
   /** WEBHOOK_ALLOW_PRIVATE: webhook targets may resolve to loopback, private or link-local addresses. */
   webhookAllowPrivate: boolean;
-  /** Publication limits: a longer text field, NDJSON line or CSV record refuses the file. */
+  /** Publication limits: a longer text field, NDJSON line, CSV record or JSON item refuses the file. */
   maxFieldChars: number;
   maxLineBytes: number;
   /**

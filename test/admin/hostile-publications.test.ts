@@ -48,11 +48,13 @@ for (const dialect of DIALECTS) {
       await h.close();
     });
 
-    test('#1 a CSV record or NDJSON line over MAX_LINE_BYTES is a refusal naming the line, not a crash', async () => {
+    test('#1 a CSV record, NDJSON line or JSON item over MAX_LINE_BYTES is a refusal naming the line, not a crash', async () => {
       await assertRefused(`offer_id,name,price\r\nA,${'x'.repeat(400)},1\r\n`, 'text/csv', 'line 2', /longer than 300 bytes/);
       await assertRefused(`offer_id,name,price\r\nA,"${'x'.repeat(400)}`, 'text/csv', 'line 2', /longer than 300 bytes/);
       await assertRefused(`{"offer_id":"A","name":"a","price":1}\n{"offer_id":"B","name":"${'x'.repeat(400)}","price":1}\n`, 'application/x-ndjson', 'line 2', /longer than 300 bytes/);
       await assertRefused(`{"offer_id":"A","name":"a","price":1}\n${'x'.repeat(400)}`, 'application/x-ndjson', 'line 2', /longer than 300 bytes/);
+      await assertRefused(`[{"offer_id":"A","name":"a","price":1},\n{"offer_id":"B","name":"${'x'.repeat(400)}","price":1}]`, 'application/json', 'items[1]', /^items\[1\]: longer than 300 bytes/);
+      await assertRefused(`{"note":"${'x'.repeat(400)}","items":[{"offer_id":"A","name":"a","price":1}]}`, 'application/json', 'file', /^the top-level key "note": longer than 300 bytes/);
     });
 
     test('#1 a field over MAX_FIELD_CHARS is a bad row: "line 2: name longer than N characters"', async () => {

@@ -62,7 +62,7 @@ function charsetOf(contentType: string): SourceEncoding {
 /** A file-level refusal (not JSON at all, an unknown CSV column) answers with the same `problems` list as row-level ones. */
 function withProblemList(error: unknown): unknown {
   if (!isAppError(error) || error.code !== 'invalid_publication' || error.extra.problems) return error;
-  const position = /^line \d+/.exec(error.detail)?.[0] ?? 'file';
+  const position = /^(line \d+|items\[\d+\])/.exec(error.detail)?.[0] ?? 'file';
   return new AppError('invalid_publication', error.detail, { problems: [{ position, reason: error.detail }], problemCount: 1 });
 }
 

@@ -10,8 +10,9 @@ const COLUMNS = [
 const ROW_PLACEHOLDERS = `(${COLUMNS.map(() => '?').join(', ')})`;
 /** Runs per INSERT: 17 columns × 500 stays far below SQLite's and PostgreSQL's parameter bounds. */
 const ROWS_PER_INSERT = 500;
-/** Runs read per statement while paging (a page usually needs far fewer: a run holds up to 1,024 records). */
-const RUNS_PER_READ = 200;
+/** Runs read by a page's first statement, doubling for each next one up to the last: a run holds 1 to 1,024 records. */
+const FIRST_RUNS_READ = 8;
+const MOST_RUNS_READ = 512;
 
 /** A delivery that gave the consumer the list: a whole answer, 200/206/304 (a run's records all share these). */
 const OK = 'finished AND status IN (200, 206, 304)';
@@ -41,15 +42,15 @@ export class SqlLedgerRepository implements LedgerRepository {
     const boundParams = before ? [this.d.timeParam(before.at), this.d.timeParam(new Date(before.at.getTime() + RUN_SPAN_MS))] : [];
     const found: StoredDelivery[] = [];
     let after: { lastAt: unknown; id: number } | null = null;
-    for (;;) {
+    for (let runs = FIRST_RUNS_READ; ; runs = Math.min(2 * runs, MOST_RUNS_READ)) {
       const { rows } = await this.d.query({
         sql: `SELECT * FROM delivery_ledger WHERE store_id = ?${bounds}${after ? ' AND (last_at < ? OR (last_at = ? AND id < ?))' : ''}
               ORDER BY last_at DESC, id DESC LIMIT ?`,
-        params: [storeId, ...boundParams, ...(after ? [after.lastAt, after.lastAt, after.id] : []), RUNS_PER_READ],
+        params: [storeId, ...boundParams, ...(after ? [after.lastAt, after.lastAt, after.id] : []), runs],
       });
       for (const row of rows) found.push(...this.records(row).filter(isBefore));
       found.sort(newestFirst);
-      if (rows.length < RUNS_PER_READ) break;
+      if (rows.length < runs) break;
       const last = rows[rows.length - 1];
       after = { lastAt: last.last_at, id: Number(last.id) };
       if (found.length >= limit && this.d.time(last.last_at) < found[limit - 1].at) break;

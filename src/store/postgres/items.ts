@@ -1,12 +1,13 @@
 import { once } from 'node:events';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
+import { compilePgJsonRecord } from './json-sql.js';
 
 /** What the item paths use of the dialect's pool. */
 export interface PostgresConnection {
@@ -96,8 +97,8 @@ export class PostgresItems implements DialectItems {
     }
   }
 
-  async *render(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    const { expression, values } = compilePgRecord(spec, 4);
+  async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
+    const { expression, values } = spec.format === 'json' ? compilePgJsonRecord(spec, 4) : compilePgRecord(spec, 4);
     // PostgreSQL builds each page of records in its own process, keyset pages as in read;
     // the next page is asked for before this one is handed on, so both sides work at once.
     const text = `SELECT max(seq), count(*)::int, string_agg(line, '' ORDER BY seq)

@@ -8,11 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { profileColumns } from '../model/columns.js';
-import type { RecordReader } from '../model/record-spec.js';
+import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { jsonRecordSpec, jsonWriter } from '../formats/json.js';
-import { buildMeta, collectChunks, inBatches, legacySample, plainItem } from '../../test/support/format-items.js';
+import { builtRecords } from '../../test/support/built-records.js';
+import { buildMeta, legacySample, plainItem } from '../../test/support/format-items.js';
 import { EXACT_BELOW } from './json-number-sql.js';
 import type { Database } from './types.js';
 
@@ -37,41 +38,8 @@ function awkwardAmounts(): number[] {
 for (const dialect of DIALECTS) {
   let testDb: TestDatabase;
   let db: Database;
-  let storeCount = 0;
-
-  /** Publishes the items as a new store's latest list; returns the list id. */
-  async function publish(items: readonly PriceItem[]): Promise<number> {
-    const id = `s-${++storeCount}`;
-    await db.stores.create({ id, name: id, currency: 'RUB', url: null, company: null });
-    const draft = await db.priceLists.beginPublication(id);
-    for (let from = 0; from < items.length; from += 5000) {
-      assert.deepEqual(await draft.append(items.slice(from, from + 5000).map((item, i) => ({ seq: from + i, item }))), []);
-    }
-    const list = await draft.commit({
-      item_count: items.length,
-      available_count: items.filter((item) => item.available).length,
-      currencies: ['RUB'],
-      category_paths: [''],
-    });
-    return list.id;
-  }
-
-  const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
-
-  /** The writer's output through the store's items and through its JavaScript layout. */
-  async function bothWays(items: readonly PriceItem[], meta: ReturnType<typeof buildMeta>, onlyAvailable = false) {
-    const listId = await publish(items);
-    let used = false;
-    const records: RecordReader = (spec) => {
-      const built = db.priceLists.renderRecords(listId, spec, { onlyAvailable });
-      used = built !== null;
-      return built;
-    };
-    const kept = onlyAvailable ? items.filter((item) => item.available) : items;
-    const viaStore = await bytesOf(jsonWriter.render(inBatches([]), meta, records));
-    const viaJavaScript = await bytesOf(jsonWriter.render(inBatches(kept, 7), meta));
-    return { viaStore, viaJavaScript, used, listId };
-  }
+  const { bothWays: viaWriter } = builtRecords(() => db);
+  const bothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable = false) => viaWriter(jsonWriter, items, meta, onlyAvailable);
 
   describe(`JSON items built by the database (${dialect})`, () => {
     before(async () => {

@@ -12,4 +12,4 @@ export const isStoredField = (field: string | null): field is StoredField => STO
 
 /** Whether the database can build these records itself: every field it reads is a column. */
 export const canBuildRecords = (spec: RecordSpec): boolean =>
-  (spec.format === 'json' ? spec.parts : spec.fields).every((part) => part.kind === 'literal' || isStoredField(part.field));
+  (spec.format === 'delimited' ? spec.fields : spec.parts).every((part) => part.kind === 'literal' || isStoredField(part.field));

@@ -6,8 +6,9 @@ import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
-import { compilePgRecord } from './delimited-sql.js';
+import { compilePgRecord, type CompiledPgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
+import { compilePgXmlRecord } from './xml-sql.js';
 
 /** What the item paths use of the dialect's pool. */
 export interface PostgresConnection {
@@ -98,7 +99,7 @@ export class PostgresItems implements DialectItems {
   }
 
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    const { expression, values } = spec.format === 'json' ? compilePgJsonRecord(spec, 4) : compilePgRecord(spec, 4);
+    const { expression, values } = compilePgAny(spec, 4);
     // PostgreSQL builds each page of records in its own process; the next page is asked for
     // before this one is handed on, so both sides work at once. Pages are ranges of positions,
     // as SQLite's (sqlite/list-pages.ts), not keyset pages with a LIMIT: on a list published
@@ -133,6 +134,18 @@ export class PostgresItems implements DialectItems {
       if (records !== null) yield Buffer.from(records, 'utf8');
       if (!more) return;
     }
+  }
+}
+
+/** A spec of any format as one PostgreSQL expression per record, its parameters from `$firstParam` on. */
+function compilePgAny(spec: RecordSpec, firstParam: number): CompiledPgRecord {
+  switch (spec.format) {
+    case 'delimited':
+      return compilePgRecord(spec, firstParam);
+    case 'json':
+      return compilePgJsonRecord(spec, firstParam);
+    case 'xml':
+      return compilePgXmlRecord(spec, firstParam);
   }
 }
 

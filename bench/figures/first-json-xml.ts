@@ -1,18 +1,19 @@
 /*
- * Issue #18, goal 1: the first (uncached) JSON export, now built by the database
- * (model/json-record.ts), against the database's own command-line client dumping the same rows:
+ * Issue #18, goal 1: the first (uncached) JSON and XML exports, now built by the database
+ * (model/json-record.ts, model/xml-record.ts), against the database's own command-line client
+ * dumping the same rows:
  *
- * - SQLite: a fresh server's first `format=json` download of ITEMS items over HTTP ÷
- *   `sqlite3 -json` printing the same rows (the legacy columns, in publication order) of the
- *   same database file;
+ * - SQLite: a fresh server's first `format=json` (then `format=xml`) download of ITEMS items
+ *   over HTTP ÷ `sqlite3 -json` printing the same rows (the legacy columns, in publication
+ *   order) of the same database file;
  * - PostgreSQL (when --database-url is given, or the test server answers at its usual address):
- *   the same download from a server on PostgreSQL ÷ `psql -c "\copy (SELECT …) TO STDOUT"`.
+ *   the same downloads from a server on PostgreSQL ÷ `psql -c "\copy (SELECT …) TO STDOUT"`.
  *
  * Each round is one download on a fresh server (its render cache in a fresh directory) and one
  * run of the client, alternating which goes first; the figure is items/s, ours ÷ the client's.
  * Goal ≥ 1.0×.
  *
- *   node --import tsx bench/figures/first-json.ts [--rounds 5] [--items 100000] [--quick] [--database-url postgres://…]
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml] [--quick] [--database-url postgres://…]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,12 +32,14 @@ const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     items: { type: 'string' },
+    formats: { type: 'string', default: 'json,xml' },
     quick: { type: 'boolean', default: false },
     'database-url': { type: 'string' },
   },
 });
 const ROUNDS = Math.max(5, Number(args.rounds));
 const ITEMS = Number(args.items ?? (args.quick ? 20_000 : 100_000));
+const FORMATS = args.formats.split(',');
 /** Where `npm test` looks for PostgreSQL (scripts/run-tests.mjs). */
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -78,28 +81,29 @@ function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: num
 
 let served = 0;
 
-/** One first download of the JSON on a fresh server (a fresh render cache): seconds and bytes. */
-async function firstJson(databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number }> {
+/** One first download of the format on a fresh server (a fresh render cache): seconds and bytes. */
+async function firstDownload(format: string, databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number }> {
   const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
   try {
     // Settle as bench/run.ts does: the first request compiles the routes' code paths.
     await download(`${server.base}/api/me`, { 'x-api-key': key });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const run = await download(`${server.base}/api/export/latest?key=${key}&format=json`);
-    if (run.status !== 200) throw new Error(`format=json answered ${run.status}`);
+    const run = await download(`${server.base}/api/export/latest?key=${key}&format=${format}`);
+    if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
     return run;
   } finally {
     await server.stop();
   }
 }
 
-/** Once, outside the rounds: the first answer is the whole list, and parses. */
-async function checkAnswer(databaseUrl: string, key: string): Promise<void> {
+/** Once, outside the rounds: the first answer is the whole list (JSON: parsed; XML: its items counted). */
+async function checkAnswer(format: string, databaseUrl: string, key: string): Promise<void> {
   const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
   try {
-    const answer = await fetch(`${server.base}/api/export/latest?key=${key}&format=json`, { headers: { 'accept-encoding': 'identity' } });
-    const body = (await answer.json()) as { items: unknown[] };
-    if (body.items.length !== ITEMS) throw new Error(`the JSON holds ${body.items.length} items, not ${ITEMS}`);
+    const answer = await fetch(`${server.base}/api/export/latest?key=${key}&format=${format}`, { headers: { 'accept-encoding': 'identity' } });
+    const text = await answer.text();
+    const items = format === 'json' ? (JSON.parse(text) as { items: unknown[] }).items.length : text.split('<item>').length - 1;
+    if (items !== ITEMS) throw new Error(`the ${format} holds ${items} items, not ${ITEMS}`);
   } finally {
     await server.stop();
   }
@@ -123,8 +127,11 @@ async function measure(dialect: Dialect): Promise<void> {
   if (!list) throw new Error('nothing published');
   console.log(`${dialect.name}: ${fmt(ITEMS)} items published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const [file, clientArgs] = dialect.client(list.items_list_id);
+  for (const format of FORMATS) await measureFormat(dialect, format, key, file, clientArgs);
+}
 
-  await checkAnswer(dialect.databaseUrl, key);
+async function measureFormat(dialect: Dialect, format: string, key: string, file: string, clientArgs: string[]): Promise<void> {
+  await checkAnswer(format, dialect.databaseUrl, key);
 
   const load = [loadavg()[0]];
   const bytes = { ours: 0, theirs: 0 };
@@ -132,7 +139,7 @@ async function measure(dialect: Dialect): Promise<void> {
   const rounds = await alternatingRounds(
     ROUNDS,
     async () => {
-      const run = await firstJson(dialect.databaseUrl, key);
+      const run = await firstDownload(format, dialect.databaseUrl, key);
       bytes.ours = run.bytes;
       firstBytes.push(run.firstByteSeconds);
       return ITEMS / run.seconds;
@@ -146,7 +153,7 @@ async function measure(dialect: Dialect): Promise<void> {
   load.push(loadavg()[0]);
   const ratios = roundRatios({ ...rounds, higherIsBetter: true });
   emitResult({
-    figure: `first (uncached) JSON of ${fmt(ITEMS)} items over HTTP, ${dialect.name}, items/s`,
+    figure: `first (uncached) ${format.toUpperCase()} of ${fmt(ITEMS)} items over HTTP, ${dialect.name}, items/s`,
     unit: 'items/s',
     higherIsBetter: true,
     ours: rounds.ours,
@@ -154,7 +161,7 @@ async function measure(dialect: Dialect): Promise<void> {
     referenceName: dialect.reference,
     goal: '≥ 1.0×',
     met: median(ratios) >= 1,
-    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of JSON against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
+    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
   });
 }
 

@@ -25,7 +25,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { benchStore } from '../bench-data.js';
 import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
-import { startServer } from '../server-process.js';
+import { rssMiB, sampleRss, startServer } from '../server-process.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
 
 const { values: args } = parseArgs({
@@ -81,16 +81,19 @@ function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: num
 
 let served = 0;
 
-/** One first download of the format on a fresh server (a fresh render cache): seconds and bytes. */
-async function firstDownload(format: string, databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number }> {
+/** One first download of the format on a fresh server (a fresh render cache): seconds, bytes, the server's RSS growth. */
+async function firstDownload(format: string, databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number; rssGrowthMiB: number }> {
   const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
   try {
     // Settle as bench/run.ts does: the first request compiles the routes' code paths.
     await download(`${server.base}/api/me`, { 'x-api-key': key });
     await new Promise((resolve) => setTimeout(resolve, 300));
+    const idle = rssMiB(server.pid);
+    const stopSampling = sampleRss(server.pid);
     const run = await download(`${server.base}/api/export/latest?key=${key}&format=${format}`);
+    const peak = stopSampling();
     if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
-    return run;
+    return { ...run, rssGrowthMiB: peak - idle };
   } finally {
     await server.stop();
   }
@@ -136,12 +139,14 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
   const load = [loadavg()[0]];
   const bytes = { ours: 0, theirs: 0 };
   const firstBytes: number[] = [];
+  const rssGrowth: number[] = [];
   const rounds = await alternatingRounds(
     ROUNDS,
     async () => {
       const run = await firstDownload(format, dialect.databaseUrl, key);
       bytes.ours = run.bytes;
       firstBytes.push(run.firstByteSeconds);
+      rssGrowth.push(run.rssGrowthMiB);
       return ITEMS / run.seconds;
     },
     async () => {
@@ -161,7 +166,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
     referenceName: dialect.reference,
     goal: '≥ 1.0×',
     met: median(ratios) >= 1,
-    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
+    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
   });
 }
 

@@ -12,7 +12,8 @@ import { collectChunks, inBatches } from './format-items.js';
 
 export interface BuiltRecords {
   publish(items: readonly PriceItem[]): Promise<number>;
-  bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean): Promise<{ viaStore: Buffer; viaJavaScript: Buffer; used: boolean }>;
+  /** `afterPublish` may change the stored rows (as an older version of the store left them). */
+  bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean, afterPublish?: (listId: number) => void): Promise<{ viaStore: Buffer; viaJavaScript: Buffer; used: boolean }>;
 }
 
 export const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
@@ -37,8 +38,9 @@ export function builtRecords(database: () => Database): BuiltRecords {
   }
   return {
     publish,
-    async bothWays(writer, items, meta, onlyAvailable = false) {
+    async bothWays(writer, items, meta, onlyAvailable = false, afterPublish) {
       const listId = await publish(items);
+      afterPublish?.(listId);
       let used = false;
       const records: RecordReader = (spec) => {
         const built = database().priceLists.renderRecords(listId, spec, { onlyAvailable });

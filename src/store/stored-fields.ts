@@ -10,6 +10,9 @@ export type StoredField = (typeof STORED_FIELDS)[number];
 
 export const isStoredField = (field: string | null): field is StoredField => STORED_FIELDS.includes(field as StoredField);
 
+/** The stored fields every item has (NOT NULL in both schemas): a record needs no null case for them. */
+export const REQUIRED_FIELDS: ReadonlySet<StoredField> = new Set(['offer_id', 'name', 'price', 'currency', 'available']);
+
 /** Whether the database can build these records itself: every field it reads is a column. */
 export const canBuildRecords = (spec: RecordSpec): boolean =>
   (spec.format === 'delimited' ? spec.fields : spec.parts).every((part) => part.kind === 'literal' || isStoredField(part.field));

@@ -1,7 +1,7 @@
 import { ITEM_FIELDS, type PriceItem } from '../../model/price-item.js';
 import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
 import { sqlConcat } from '../sql-concat.js';
-import { isStoredField, STORED_FIELDS, type StoredField } from '../stored-fields.js';
+import { isStoredField, REQUIRED_FIELDS, STORED_FIELDS, type StoredField } from '../stored-fields.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
 import type { CompiledRecord } from './delimited-sql.js';
 
@@ -46,7 +46,7 @@ function escaped(column: StoredField): string {
   return `CASE WHEN quote_free & ${xmlPlainBit(column)} THEN ${column} WHEN ${column} GLOB @xml_needs_work THEN ${chain} ELSE ${column} END`;
 }
 
-function value(part: Exclude<XmlRecordPart, { kind: 'literal' }>, column: StoredField): string {
+function valueOf(part: Exclude<XmlRecordPart, { kind: 'literal' }>, column: StoredField): string {
   switch (part.kind) {
     case 'text':
       return escaped(column);
@@ -60,22 +60,40 @@ function value(part: Exclude<XmlRecordPart, { kind: 'literal' }>, column: Stored
   }
 }
 
-function partExpression(part: XmlRecordPart, index: number, params: Record<string, string>): string {
-  if (part.kind === 'literal') {
-    params[`literal${index}`] = part.text;
-    return `@literal${index}`;
-  }
-  const column = part.field;
-  if (!isStoredField(column)) throw new Error(`${column} is no column (check canBuildRecords first)`);
-  params[`open${index}`] = `<${part.element}>`;
-  params[`close${index}`] = `</${part.element}>`;
-  params[`empty${index}`] = `<${part.element}/>`;
-  return `CASE WHEN ${column} IS NULL THEN @empty${index} ELSE concat(@open${index}, ${value(part, column)}, @close${index}) END`;
-}
-
 export function compileXmlRecord(spec: XmlRecordSpec): CompiledRecord {
   const params: Record<string, string> = {};
-  const expression = sqlConcat(spec.parts.map((part, index) => partExpression(part, index, params)));
+  const bind = (text: string): string => {
+    const name = `text${Object.keys(params).length}`;
+    params[name] = text;
+    return `@${name}`;
+  };
+  // The arguments of the record's concat(). Fixed text between two values (`</name><price>`)
+  // is gathered into one parameter, and a field every item has needs no null case: the legacy
+  // item of 100k rows in one statement took 88 ms so, 118 ms with a CASE and three tags each.
+  const args: string[] = [];
+  let text = '';
+  const value = (expression: string) => {
+    if (text !== '') args.push(bind(text));
+    text = '';
+    args.push(expression);
+  };
+  for (const part of spec.parts) {
+    if (part.kind === 'literal') {
+      text += part.text;
+      continue;
+    }
+    const column = part.field;
+    if (!isStoredField(column)) throw new Error(`${column} is no column (check canBuildRecords first)`);
+    if (REQUIRED_FIELDS.has(column)) {
+      text += `<${part.element}>`;
+      value(valueOf(part, column));
+      text += `</${part.element}>`;
+    } else {
+      value(`CASE WHEN ${column} IS NULL THEN ${bind(`<${part.element}/>`)} ELSE concat(${bind(`<${part.element}>`)}, ${valueOf(part, column)}, ${bind(`</${part.element}>`)}) END`);
+    }
+  }
+  if (text !== '') args.push(bind(text));
+  const expression = sqlConcat(args);
   // Bound only when a text field uses it: better-sqlite3 refuses a parameter the statement lacks.
   if (expression.includes('@xml_needs_work')) params.xml_needs_work = NEEDS_WORK;
   return { expression, params };

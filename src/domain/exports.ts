@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.js';
-import type { RecordReader } from '../model/delimited-record.js';
+import type { RecordReader } from '../model/record-spec.js';
 import { takesRecordSource, type ExportMeta, type ExportWriter, type ExportWriters } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { PriceListRecord, Database, StoreRecord } from '../store/types.js';

@@ -143,7 +143,7 @@ export function recordSpec(columns: readonly ExportColumn[], options: TabularOpt
       return null;
     }
   }
-  return { fields, delimiter: options.delimiter, decimalSeparator: options.decimal_separator, recordEnd: RECORD_END };
+  return { format: 'delimited', fields, delimiter: options.delimiter, decimalSeparator: options.decimal_separator, recordEnd: RECORD_END };
 }
 
 /** What a constant column's `get` is given: it reads nothing. */

@@ -1,14 +1,19 @@
 import type { ExportColumn } from '../model/columns.js';
+import type { JsonRecordPart, JsonRecordSpec } from '../model/json-record.js';
 import { moneyToNumber } from '../model/money.js';
-import type { PriceItem } from '../model/price-item.js';
+import { isItemField, ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
+import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 
 /*
  * JSON, CONTRACT §6: {"store": …, "price_list": …, "items": [ … ]}, streamed one item per
  * line. Each item is built by concatenation from precomputed `"key":` prefixes rather than
  * JSON.stringify of an object per item; text values still go through JSON.stringify, which
  * escapes control characters and lone surrogates, so the file always parses.
+ *
+ * The same items can be built by the store next to the rows (model/json-record.ts), which the
+ * first export of a list takes when every column is a stored field or a constant; this
+ * JavaScript layout is the reference and the fallback.
  */
 
 type Property = (item: PriceItem) => string;
@@ -67,10 +72,67 @@ export function jsonItemLayout(meta: ExportMeta): TextLayout {
   };
 }
 
-export const jsonWriter: ExportWriter = {
+/** Every item but the first starts with this; the store's items all do (see jsonRecordSpec). */
+const ITEM_SEPARATOR = ',\n';
+
+/**
+ * The items as a spec a store may build itself: the layout's row with its `"key":` prefixes and
+ * constants as literal parts, each starting with {@link ITEM_SEPARATOR}; null when a column
+ * reads what a spec cannot name (an attribute). Which fields the store holds is its to say.
+ */
+export function jsonRecordSpec(columns: readonly ExportColumn[]): JsonRecordSpec | null {
+  const parts: JsonRecordPart[] = [];
+  // Literal text is gathered until the next field, so a row of constants is one part.
+  let literal = ITEM_SEPARATOR + '{';
+  for (const [i, column] of columns.entries()) {
+    literal += (i === 0 ? '' : ',') + JSON.stringify(column.key) + ':';
+    if (column.field === null) {
+      literal += propertyFor(column)(NO_ITEM);
+    } else if (isItemField(column.field) && column.kind === ITEM_FIELDS[column.field]) {
+      parts.push({ kind: 'literal', text: literal }, { kind: column.kind, field: column.field });
+      literal = '';
+    } else {
+      return null;
+    }
+  }
+  parts.push({ kind: 'literal', text: literal + '}' });
+  return { format: 'json', parts };
+}
+
+/** What a constant column's `get` is given: it reads nothing. */
+const NO_ITEM = Object.freeze({}) as PriceItem;
+
+/**
+ * The header, the items the store built, the footer: the same bytes as renderText over the
+ * layout. Every built item starts with ITEM_SEPARATOR; the first item's comma is dropped.
+ */
+async function* renderStoreItems(layout: TextLayout, items: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(layout.header, 'utf8');
+  let first = true;
+  for await (const chunk of items) {
+    if (chunk.length === 0) continue;
+    if (first) {
+      if (chunk[0] !== ITEM_SEPARATOR.charCodeAt(0)) throw new Error('a built JSON item must start with its separator');
+      first = false;
+      yield chunk.subarray(1);
+    } else {
+      yield chunk;
+    }
+  }
+  yield Buffer.from(layout.footer, 'utf8');
+}
+
+export const jsonWriter: RecordSourceWriter = {
   format: 'json',
   extension: 'json',
   needs: { fields: 'columns', categories: false },
+  takesRecordSource: true,
   contentType: () => 'application/json; charset=utf-8',
-  render: (batches, meta) => renderText(batches, jsonItemLayout(meta), UTF8_NO_BOM),
+  render(batches, meta, records) {
+    const layout = jsonItemLayout(meta);
+    const spec = records ? jsonRecordSpec(meta.columns) : null;
+    const built = records && spec ? records(spec) : null;
+    if (built) return renderStoreItems(layout, built);
+    return renderText(batches, layout, UTF8_NO_BOM);
+  },
 };

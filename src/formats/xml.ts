@@ -1,12 +1,17 @@
 import type { CellValue, ExportColumn } from '../model/columns.js';
 import { formatMoney } from '../model/money.js';
-import type { ValueKind } from '../model/price-item.js';
+import { isItemField, ITEM_FIELDS, type PriceItem, type ValueKind } from '../model/price-item.js';
+import type { XmlRecordPart, XmlRecordSpec } from '../model/xml-record.js';
 import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
+import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 
 /*
  * XML, CONTRACT §6: <price_list store version published_at><item>…</item></price_list>.
  * The escaping helpers are shared with the YML writer.
+ *
+ * The same items can be built by the store next to the rows (model/xml-record.ts), which the
+ * export takes when every column is a stored field or a constant; this JavaScript layout is
+ * the reference and the fallback.
  */
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
@@ -104,10 +109,50 @@ export function xmlItemLayout(meta: ExportMeta): TextLayout {
   };
 }
 
-export const xmlWriter: ExportWriter = {
+/**
+ * The items as a spec a store may build itself: the layout's row with `<item>`, its end and the
+ * constants' elements as literal parts; null when a column reads what a spec cannot name (an
+ * attribute). Which fields the store holds is its to say.
+ */
+export function xmlRecordSpec(columns: readonly ExportColumn[]): XmlRecordSpec | null {
+  const parts: XmlRecordPart[] = [];
+  // Literal text is gathered until the next field, so a row of constants is one part.
+  let literal = '<item>';
+  for (const column of columns) {
+    if (column.field === null) {
+      literal += elementFor(column)(NO_ITEM);
+    } else if (isItemField(column.field) && column.kind === ITEM_FIELDS[column.field]) {
+      parts.push({ kind: 'literal', text: literal }, { kind: column.kind, field: column.field, element: xmlName(column.key) });
+      literal = '';
+    } else {
+      return null;
+    }
+  }
+  parts.push({ kind: 'literal', text: literal + '</item>\n' });
+  return { format: 'xml', parts };
+}
+
+/** What a constant column's `get` is given: it reads nothing. */
+const NO_ITEM = Object.freeze({}) as PriceItem;
+
+/** The header, the items the store built, the footer: the same bytes as renderText over the layout. */
+async function* renderStoreItems(layout: TextLayout, items: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(layout.header, 'utf8');
+  yield* items;
+  yield Buffer.from(layout.footer, 'utf8');
+}
+
+export const xmlWriter: RecordSourceWriter = {
   format: 'xml',
   extension: 'xml',
   needs: { fields: 'columns', categories: false },
+  takesRecordSource: true,
   contentType: () => 'application/xml; charset=utf-8',
-  render: (batches, meta) => renderText(batches, xmlItemLayout(meta), UTF8_NO_BOM),
+  render(batches, meta, records) {
+    const layout = xmlItemLayout(meta);
+    const spec = records ? xmlRecordSpec(meta.columns) : null;
+    const built = records && spec ? records(spec) : null;
+    if (built) return renderStoreItems(layout, built);
+    return renderText(batches, layout, UTF8_NO_BOM);
+  },
 };

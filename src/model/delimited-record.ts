@@ -26,6 +26,7 @@ export type RecordField =
   | { kind: 'literal'; text: string };
 
 export interface DelimitedRecordSpec {
+  format: 'delimited';
   fields: readonly RecordField[];
   /** One character other than `"`, CR or LF (profiles are validated so). */
   delimiter: string;
@@ -34,10 +35,3 @@ export interface DelimitedRecordSpec {
   /** After every record. */
   recordEnd: string;
 }
-
-/**
- * Renders the records of a spec, UTF-8, in publication order, in chunks of whole records; or
- * null when the store cannot build them (a field it keeps in no column of its own: see
- * store/stored-fields.ts), and the writer renders them itself.
- */
-export type RecordReader = (spec: DelimitedRecordSpec) => AsyncIterable<Uint8Array> | null;

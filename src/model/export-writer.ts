@@ -6,7 +6,7 @@
  */
 import type { ChangesWriter } from './changes-writer.js';
 import type { ExportColumn } from './columns.js';
-import type { RecordReader } from './delimited-record.js';
+import type { RecordReader } from './record-spec.js';
 import type { PriceItem } from './price-item.js';
 import type { PriceType, TabularOptions } from './profile.js';
 
@@ -76,9 +76,9 @@ export interface ExportWriter {
 }
 
 /**
- * The CSV/TSV writer alone may take the records the database builds next to the data
- * (model/delimited-record.ts); it falls back to the items when the layout cannot be described
- * as a record spec.
+ * A writer that may take the records the database builds next to the data (CSV/TSV:
+ * model/delimited-record.ts; JSON: model/json-record.ts); it falls back to the items when the
+ * layout cannot be described as a record spec, or the store declines it.
  */
 export interface RecordSourceWriter extends ExportWriter {
   readonly takesRecordSource: true;

@@ -10,7 +10,7 @@ import Sqlite from 'better-sqlite3';
 import fc from 'fast-check';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
-import type { RecordReader } from '../model/delimited-record.js';
+import type { RecordReader } from '../model/record-spec.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn, TabularOptions } from '../model/profile.js';
 import { csvWriter, recordSpec, tsvWriter } from '../formats/delimited.js';

@@ -1,15 +1,18 @@
-import type { DelimitedRecordSpec } from '../model/delimited-record.js';
+import type { RecordSpec } from '../model/record-spec.js';
 
 /**
  * The item fields every dialect keeps in columns of their own (CONTRACT §5's legacy fields);
- * the rest live in the `extra` JSON text (item-row.ts). A storage fact: the CSV writer
- * describes records over any field, and the store builds only those over these.
+ * the rest live in the `extra` JSON text (item-row.ts). A storage fact: the CSV and JSON writers
+ * describe records over any field, and the store builds only those over these.
  */
 export const STORED_FIELDS = ['offer_id', 'name', 'price', 'old_price', 'currency', 'available', 'quantity', 'url'] as const;
 export type StoredField = (typeof STORED_FIELDS)[number];
 
 export const isStoredField = (field: string | null): field is StoredField => STORED_FIELDS.includes(field as StoredField);
 
+/** The stored fields every item has (NOT NULL in both schemas): a record needs no null case for them. */
+export const REQUIRED_FIELDS: ReadonlySet<StoredField> = new Set(['offer_id', 'name', 'price', 'currency', 'available']);
+
 /** Whether the database can build these records itself: every field it reads is a column. */
-export const canBuildRecords = (spec: DelimitedRecordSpec): boolean =>
-  spec.fields.every((field) => field.kind === 'literal' || isStoredField(field.field));
+export const canBuildRecords = (spec: RecordSpec): boolean =>
+  (spec.format === 'delimited' ? spec.fields : spec.parts).every((part) => part.kind === 'literal' || isStoredField(part.field));

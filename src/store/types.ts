@@ -5,7 +5,7 @@
  * `sql/` over a dialect, and pass the same contract tests (`store.contract.test.ts`).
  */
 import type { KeyScopes } from '../model/key-scopes.js';
-import type { DelimitedRecordSpec } from '../model/delimited-record.js';
+import type { RecordSpec } from '../model/record-spec.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { Profile, ProfileDefinition } from '../model/profile.js';
 import type { CommitOutcome, VersionStore } from './versions-types.js';
@@ -203,11 +203,12 @@ export interface PriceListRepository {
   /** The list's items in publication order, in batches. */
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
   /**
-   * The list's items as delimited records built by the database itself (UTF-8, publication
-   * order, chunks of whole records); see model/delimited-record.ts. Null when the spec reads a
+   * The list's items as records built by the database itself (UTF-8, publication order, chunks
+   * of whole records): CSV/TSV records (model/delimited-record.ts) or JSON items
+   * (model/json-record.ts). Null when the spec reads a
    * field the database keeps in no column of its own (stored-fields.ts): the writer renders those.
    */
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null;
+  renderRecords(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null;
   /**
    * Whether the list (a version's own row) still exists. A list's row is deleted before its item
    * rows (store/sql/purge.ts): a reader that asks this after its last page knows whether rows

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createExportService, type ExportRequest } from '../../src/domain/exports.js';
 import { putProfile } from '../../src/domain/profiles.js';
-import type { RecordReader } from '../../src/model/delimited-record.js';
+import type { RecordReader } from '../../src/model/record-spec.js';
 import type { ExportMeta, ExportWriter, RecordSourceWriter, WriterNeeds } from '../../src/model/export-writer.js';
 import type { Database } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';

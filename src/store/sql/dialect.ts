@@ -1,4 +1,4 @@
-import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import type { DuplicateOffer, KeyLookup, ReadItemsOptions, SequencedItem } from '../types.js';
 import type { PublicationFeed } from '../warming-types.js';
@@ -111,5 +111,5 @@ export interface DialectItems {
   append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
   read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
   /** Only for a spec every field of which is a column (stored-fields.ts). */
-  render(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
+  render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
 }

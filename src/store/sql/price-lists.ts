@@ -1,4 +1,4 @@
-import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import type { CategoryRecord, LatestPriceList, PriceListRecord, PriceListRepository, PublicationDraft, ReadItemsOptions } from '../types.js';
 import { canBuildRecords } from '../stored-fields.js';
@@ -46,7 +46,7 @@ export class SqlPriceListRepository implements PriceListRepository {
     return sweepStaleDrafts(this.d);
   }
 
-  renderRecords(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null {
+  renderRecords(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null {
     return canBuildRecords(spec) ? this.d.items.render(priceListId, spec, options) : null;
   }
 }

@@ -1,11 +1,13 @@
 import type Database from 'better-sqlite3';
-import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
+import type { RecordSpec } from '../../model/record-spec.js';
 import { STORED_FIELDS } from '../stored-fields.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { itemFromRow } from '../item-row.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
-import { compileRecord } from './delimited-sql.js';
+import { compileRecord, type CompiledRecord } from './delimited-sql.js';
+import { compileJsonRecord } from './json-sql.js';
+import { compileXmlRecord } from './xml-sql.js';
 import { INSERT_ITEM_SQL, itemInsertValues } from './item-insert.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
 import type { AppendThread } from './store-threads.js';
@@ -69,8 +71,8 @@ export class SqliteItems implements DialectItems {
     if (batch.length > 0) yield batch;
   }
 
-  async *render(priceListId: number, spec: DelimitedRecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    const { expression, params } = compileRecord(spec);
+  async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
+    const { expression, params } = compileAny(spec);
     // Each page is one blob of records made by SQLite, so no row becomes a JavaScript object
     // (bench/RESULTS.md, "First (uncached) CSV"). The subquery hands its rows over in seq order
     // and group_concat joins them in arrival order (`group_concat(… ORDER BY seq)` would sort
@@ -93,5 +95,17 @@ export class SqliteItems implements DialectItems {
       )
       .raw(true)
       .get({ list: priceListId }) as [number | null, number | null];
+  }
+}
+
+/** A spec of any format as one SQLite expression per record. */
+function compileAny(spec: RecordSpec): CompiledRecord {
+  switch (spec.format) {
+    case 'delimited':
+      return compileRecord(spec);
+    case 'json':
+      return compileJsonRecord(spec);
+    case 'xml':
+      return compileXmlRecord(spec);
   }
 }

@@ -70,8 +70,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE UNIQUE INDEX price_items_offer ON price_items(price_list_id, offer_id);
   `,
-  // Which text fields of an item need no CSV quoting for the common delimiters (delimited-sql.ts);
-  // NULL for rows published before it: they take the full test.
+  // Which text fields of an item need no CSV quoting for the common delimiters (delimited-sql.ts),
+  // and since, no XML escaping (xml-sql.ts); NULL for rows published before it: they take the full test.
   `ALTER TABLE price_items ADD COLUMN quote_free INTEGER`,
   // CONTRACT §10: versions, the guard, quarantine, rollback (store/versions-types.ts).
   // held: stored but not served; items_of: a rollback serves another list's rows (none copied);

@@ -1,0 +1,199 @@
+/*
+ * Issue #18, goal 1: the first (uncached) JSON and XML exports, now built by the database
+ * (model/json-record.ts, model/xml-record.ts), against the database's own command-line client
+ * dumping the same rows:
+ *
+ * - SQLite: a fresh server's first `format=json` (then `format=xml`) download of ITEMS items
+ *   over HTTP ÷ `sqlite3 -json` printing the same rows (the legacy columns, in publication
+ *   order) of the same database file;
+ * - PostgreSQL (when --database-url is given, or the test server answers at its usual address):
+ *   the same downloads from a server on PostgreSQL ÷ `psql -c "\copy (SELECT …) TO STDOUT"`.
+ *
+ * Each round is one download on a fresh server (its render cache in a fresh directory) and one
+ * run of the client, alternating which goes first; the figure is items/s, ours ÷ the client's.
+ * Goal ≥ 1.0×.
+ *
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml] [--quick] [--database-url postgres://…]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { loadavg, tmpdir, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../../src/store/factory.js';
+import { benchStore } from '../bench-data.js';
+import { download } from '../http-client.js';
+import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
+import { rssMiB, sampleRss, startServer } from '../server-process.js';
+import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    items: { type: 'string' },
+    formats: { type: 'string', default: 'json,xml' },
+    quick: { type: 'boolean', default: false },
+    'database-url': { type: 'string' },
+  },
+});
+const ROUNDS = Math.max(5, Number(args.rounds));
+const ITEMS = Number(args.items ?? (args.quick ? 20_000 : 100_000));
+const FORMATS = args.formats.split(',');
+/** Where `npm test` looks for PostgreSQL (scripts/run-tests.mjs). */
+const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const ROOT = new URL('../../', import.meta.url).pathname;
+/** The tree's TypeScript through tsx, as the other figure scripts run it (never a stale build). */
+const command = ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')];
+const dir = mkdtempSync(join(tmpdir(), 'pe-bench-first-json-'));
+const LEGACY_SELECT = 'SELECT offer_id, name, price, old_price, currency, available, quantity, url FROM price_items';
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 5432) }, () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+/** Runs a client to its end, counting its output; wall seconds include starting it, as a person would run it. */
+function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(file, clientArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let bytes = 0;
+    child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`${file} exited ${code}`));
+      else resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, bytes });
+    });
+  });
+}
+
+let served = 0;
+
+/** One first download of the format on a fresh server (a fresh render cache): seconds, bytes, the server's RSS growth. */
+async function firstDownload(format: string, databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number; rssGrowthMiB: number }> {
+  const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
+  try {
+    // Settle as bench/run.ts does: the first request compiles the routes' code paths.
+    await download(`${server.base}/api/me`, { 'x-api-key': key });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const idle = rssMiB(server.pid);
+    const stopSampling = sampleRss(server.pid);
+    const run = await download(`${server.base}/api/export/latest?key=${key}&format=${format}`);
+    const peak = stopSampling();
+    if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
+    return { ...run, rssGrowthMiB: peak - idle };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Once, outside the rounds: the first answer is the whole list (JSON: parsed; XML: its items counted). */
+async function checkAnswer(format: string, databaseUrl: string, key: string): Promise<void> {
+  const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
+  try {
+    const answer = await fetch(`${server.base}/api/export/latest?key=${key}&format=${format}`, { headers: { 'accept-encoding': 'identity' } });
+    const text = await answer.text();
+    const items = format === 'json' ? (JSON.parse(text) as { items: unknown[] }).items.length : text.split('<item>').length - 1;
+    if (items !== ITEMS) throw new Error(`the ${format} holds ${items} items, not ${ITEMS}`);
+  } finally {
+    await server.stop();
+  }
+}
+
+interface Dialect {
+  name: 'SQLite' | 'PostgreSQL';
+  databaseUrl: string;
+  reference: string;
+  /** The client's command line for a list id. */
+  client(listId: number): [string, string[]];
+}
+
+async function measure(dialect: Dialect): Promise<void> {
+  const db = await openDatabase(dialect.databaseUrl);
+  await db.migrate();
+  const started = performance.now();
+  const key = await benchStore(db, 'bench-json', ITEMS);
+  const list = await db.priceLists.latest('bench-json');
+  await db.close();
+  if (!list) throw new Error('nothing published');
+  console.log(`${dialect.name}: ${fmt(ITEMS)} items published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const [file, clientArgs] = dialect.client(list.items_list_id);
+  for (const format of FORMATS) await measureFormat(dialect, format, key, file, clientArgs);
+}
+
+async function measureFormat(dialect: Dialect, format: string, key: string, file: string, clientArgs: string[]): Promise<void> {
+  await checkAnswer(format, dialect.databaseUrl, key);
+
+  const load = [loadavg()[0]];
+  const bytes = { ours: 0, theirs: 0 };
+  const firstBytes: number[] = [];
+  const rssGrowth: number[] = [];
+  const rounds = await alternatingRounds(
+    ROUNDS,
+    async () => {
+      const run = await firstDownload(format, dialect.databaseUrl, key);
+      bytes.ours = run.bytes;
+      firstBytes.push(run.firstByteSeconds);
+      rssGrowth.push(run.rssGrowthMiB);
+      return ITEMS / run.seconds;
+    },
+    async () => {
+      const run = await timedClient(file, clientArgs);
+      bytes.theirs = run.bytes;
+      return ITEMS / run.seconds;
+    },
+  );
+  load.push(loadavg()[0]);
+  const ratios = roundRatios({ ...rounds, higherIsBetter: true });
+  emitResult({
+    figure: `first (uncached) ${format.toUpperCase()} of ${fmt(ITEMS)} items over HTTP, ${dialect.name}, items/s`,
+    unit: 'items/s',
+    higherIsBetter: true,
+    ours: rounds.ours,
+    reference: rounds.reference,
+    referenceName: dialect.reference,
+    goal: '≥ 1.0×',
+    met: median(ratios) >= 1,
+    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
+  });
+}
+
+try {
+  const sqliteFile = join(dir, 'bench.db');
+  await measure({
+    name: 'SQLite',
+    databaseUrl: `sqlite:${sqliteFile}`,
+    reference: '`sqlite3 -json` printing the same rows (legacy columns, publication order)',
+    client: (listId) => ['sqlite3', ['-json', sqliteFile, `${LEGACY_SELECT} WHERE price_list_id = ${listId} ORDER BY seq`]],
+  });
+  const pgAdmin = args['database-url'] ?? DEFAULT_PG_URL;
+  if (args['database-url'] !== undefined || (await reachable(pgAdmin))) {
+    const created = await createEmptyDatabase(pgAdmin);
+    try {
+      await measure({
+        name: 'PostgreSQL',
+        databaseUrl: created.url,
+        reference: '`psql -c "\\copy (SELECT the same rows) TO STDOUT"` (text COPY)',
+        client: (listId) => ['psql', [created.url, '-X', '-q', '-c', `\\copy (${LEGACY_SELECT} WHERE price_list_id = ${listId} ORDER BY seq) TO STDOUT`]],
+      });
+    } finally {
+      await created.drop();
+    }
+  } else {
+    console.log(`PostgreSQL: nothing answers at ${pgAdmin}; its figure is not measured`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

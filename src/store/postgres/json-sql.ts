@@ -1,0 +1,33 @@
+import type { JsonRecordPart, JsonRecordSpec } from '../../model/json-record.js';
+import { moneyAsJsonNumber } from '../json-number-sql.js';
+import { sqlConcat } from '../sql-concat.js';
+import type { CompiledPgRecord } from './delimited-sql.js';
+
+/*
+ * A JsonRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
+ * sqlite/json-sql.ts). The profile's texts (keys, constants) are bound parameters, from
+ * `$firstParam` on.
+ */
+
+export function compilePgJsonRecord(spec: JsonRecordSpec, firstParam: number): CompiledPgRecord {
+  const values: string[] = [];
+  const part = (p: JsonRecordPart): string => {
+    if (p.kind === 'literal') {
+      values.push(p.text);
+      return `$${firstParam + values.length - 1}::text`;
+    }
+    const c = p.field;
+    switch (p.kind) {
+      case 'text':
+        // to_json escapes as JSON.stringify does (the contract test holds it to that); NULL stays NULL.
+        return `coalesce(to_json(${c})::text, 'null')`;
+      case 'money':
+        return moneyAsJsonNumber(c);
+      case 'integer':
+        return `coalesce(${c}::text, 'null')`;
+      case 'boolean':
+        return `CASE WHEN ${c} THEN 'true' WHEN NOT ${c} THEN 'false' ELSE 'null' END`;
+    }
+  };
+  return { expression: sqlConcat(spec.parts.map(part)), values };
+}

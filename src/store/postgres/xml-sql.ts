@@ -1,0 +1,49 @@
+import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
+import { sqlConcat } from '../sql-concat.js';
+import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
+import type { CompiledPgRecord } from './delimited-sql.js';
+
+/*
+ * An XmlRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
+ * sqlite/xml-sql.ts). The profile's texts (element names, constants) are bound parameters,
+ * from `$firstParam` on.
+ */
+
+export function compilePgXmlRecord(spec: XmlRecordSpec, firstParam: number): CompiledPgRecord {
+  const values: string[] = [];
+  const param = (value: string): string => {
+    values.push(value);
+    return `$${firstParam + values.length - 1}::text`;
+  };
+  let illegal: string | undefined;
+  let needsWork: string | undefined;
+  const escaped = (c: string): string => {
+    // translate() with nothing to map to drops every illegal character in one pass.
+    let chain = `translate(${c}, ${(illegal ??= param(XML_ILLEGAL.join('')))}, '')`;
+    for (const [char, reference] of XML_REFERENCES) chain = `replace(${chain}, chr(${char.codePointAt(0)}), '${reference}')`;
+    // One regular expression first, so the common text (nothing to do) skips the five passes:
+    // 100k items' four texts, 0.16 s with the test against 0.59 s without (bench, 2 CPUs).
+    // None of the characters means anything inside a bracket expression.
+    needsWork ??= param(`[${XML_REFERENCES.map(([char]) => char).join('')}${XML_ILLEGAL.join('')}]`);
+    return `CASE WHEN ${c} ~ ${needsWork} THEN ${chain} ELSE ${c} END`;
+  };
+  const value = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => {
+    const c = p.field;
+    switch (p.kind) {
+      case 'text':
+        return escaped(c);
+      case 'money':
+        // Minor units are never negative (CONTRACT §2).
+        return `concat(${c} / 100, '.', lpad((${c} % 100)::text, 2, '0'))`;
+      case 'integer':
+        return `${c}::text`;
+      case 'boolean':
+        return `CASE WHEN ${c} THEN 'true' ELSE 'false' END`;
+    }
+  };
+  const part = (p: XmlRecordPart): string => {
+    if (p.kind === 'literal') return param(p.text);
+    return `CASE WHEN ${p.field} IS NULL THEN ${param(`<${p.element}/>`)} ELSE concat(${param(`<${p.element}>`)}, ${value(p)}, ${param(`</${p.element}>`)}) END`;
+  };
+  return { expression: sqlConcat(spec.parts.map(part)), values };
+}

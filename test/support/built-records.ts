@@ -1,0 +1,56 @@
+/*
+ * Test-only helpers for the contract tests of records a store builds itself
+ * (src/store/*-records.contract.test.ts): publish items as a new store's list, then render a
+ * writer's output through the store's records and through its JavaScript layout.
+ */
+import assert from 'node:assert/strict';
+import type { ExportMeta, RecordSourceWriter } from '../../src/model/export-writer.js';
+import type { PriceItem } from '../../src/model/price-item.js';
+import type { RecordReader } from '../../src/model/record-spec.js';
+import type { Database } from '../../src/store/types.js';
+import { collectChunks, inBatches } from './format-items.js';
+
+export interface BuiltRecords {
+  publish(items: readonly PriceItem[]): Promise<number>;
+  /** `afterPublish` may change the stored rows (as an older version of the store left them). */
+  bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean, afterPublish?: (listId: number) => void): Promise<{ viaStore: Buffer; viaJavaScript: Buffer; used: boolean }>;
+}
+
+export const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
+
+export function builtRecords(database: () => Database): BuiltRecords {
+  let storeCount = 0;
+  async function publish(items: readonly PriceItem[]): Promise<number> {
+    const db = database();
+    const id = `s-${++storeCount}`;
+    await db.stores.create({ id, name: id, currency: 'RUB', url: null, company: null });
+    const draft = await db.priceLists.beginPublication(id);
+    for (let from = 0; from < items.length; from += 5000) {
+      assert.deepEqual(await draft.append(items.slice(from, from + 5000).map((item, i) => ({ seq: from + i, item }))), []);
+    }
+    const list = await draft.commit({
+      item_count: items.length,
+      available_count: items.filter((item) => item.available).length,
+      currencies: ['RUB'],
+      category_paths: [''],
+    });
+    return list.id;
+  }
+  return {
+    publish,
+    async bothWays(writer, items, meta, onlyAvailable = false, afterPublish) {
+      const listId = await publish(items);
+      afterPublish?.(listId);
+      let used = false;
+      const records: RecordReader = (spec) => {
+        const built = database().priceLists.renderRecords(listId, spec, { onlyAvailable });
+        used = built !== null;
+        return built;
+      };
+      const kept = onlyAvailable ? items.filter((item) => item.available) : items;
+      const viaStore = await bytesOf(writer.render(inBatches([]), meta, records));
+      const viaJavaScript = await bytesOf(writer.render(inBatches(kept, 7), meta));
+      return { viaStore, viaJavaScript, used };
+    },
+  };
+}

@@ -17,12 +17,24 @@ export interface ServerOptions {
   env?: Record<string, string>;
 }
 
+export interface RenderedVariant {
+  store: string;
+  version: number;
+  /** The server's wall-clock time of the render's end, ms. */
+  at: number;
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   pid: number;
   base: string;
   /** "export rendered" log lines so far. */
   renders(): number;
+  /**
+   * Each render's store, version and the server's own time of it (ms, from its log line): the
+   * lines can reach this process seconds late under load, their times are still right.
+   */
+  rendered(): readonly RenderedVariant[];
   /** Log lines at warn or above so far. */
   problems(): string[];
   stop(): Promise<void>;
@@ -86,6 +98,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let renders = 0;
+  const rendered: RenderedVariant[] = [];
   const problems: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -99,13 +112,16 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
       // A request's log line is parsed by no one here: at 25,000 a second, parsing each would take
       // a share of the CPU the figures are measured on.
       if (!line.startsWith('{') || line.includes('"msg":"request"')) return;
-      let entry: { level?: number; msg?: string };
+      let entry: { level?: number; msg?: string; time?: number; store?: string; version?: number };
       try {
         entry = JSON.parse(line);
       } catch {
         return;
       }
-      if (entry.msg === 'export rendered') renders++;
+      if (entry.msg === 'export rendered') {
+        renders++;
+        rendered.push({ store: String(entry.store), version: Number(entry.version), at: Number(entry.time) });
+      }
       if ((entry.level ?? 0) >= 40) problems.push(line.slice(0, 300));
       const listening = /^Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(entry.msg ?? '');
       if (listening) resolve(listening[1]);
@@ -118,6 +134,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     pid: child.pid!,
     base,
     renders: () => renders,
+    rendered: () => rendered,
     problems: () => problems,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

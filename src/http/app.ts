@@ -80,13 +80,14 @@ function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
 }
 
 /**
- * The most a write of the log gathers. sonic-boom measures the byte length of the chunk it is
- * gathering on every line (`Buffer.byteLength` of a growing string, flattened and copied each
- * time): at its default of 16 KiB that copy and its garbage cost ~13 % of the 304s a second
- * (2 KiB: 1.146×, 1.079–1.209, bench/RESULTS.md "2026-11-25: the 304 path"); a write still
- * carries ~9 request lines.
+ * The most a write of the log gathers: sonic-boom's default, 16 KiB. sonic-boom has one write in
+ * flight and starts the next from its completion, so a write's size bounds how fast the log can
+ * go out. At 2 KiB (tried on 2026-11-25 because sonic-boom's per-line `Buffer.byteLength` of the
+ * gathered string cost ~13 % of the 304s a second) a saturated server logged slower than it
+ * answered: in the publish storm of bench/figures/fleet-scale.ts its pending log grew to 2.5 GB
+ * and its lines reached the reader minutes late (bench/RESULTS.md, "The log's write size").
  */
-const LOG_WRITE_BYTES = 2048;
+const LOG_WRITE_BYTES = 16 * 1024;
 
 /**
  * At a terminal, outside production (`npm start` on a developer's machine): readable lines

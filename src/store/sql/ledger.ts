@@ -67,7 +67,7 @@ export class SqlLedgerRepository implements LedgerRepository {
     // counted record by record afterwards.
     const { rows } = await this.d.query({
       sql: `WITH recent AS (
-              SELECT id, client_class, client_address, at, last_at, status, version, finished, repeats, repeated,
+              SELECT client_class, client_address, at, last_at, status, version, finished, repeats,
                      row_number() OVER newest AS n,
                      sum(repeats + 1) OVER (newest ROWS UNBOUNDED PRECEDING) - repeats - 1 AS newer
                 FROM delivery_ledger WHERE store_id = ? AND last_at >= ?

@@ -4,7 +4,7 @@ import { formatMoney } from '../model/money.js';
 import { isItemField, ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
 import { escapeFormula } from './formula-escape.js';
-import { renderText, type TextLayout } from './text-writer.js';
+import { NO_ITEM, renderBuiltRecords, renderText, type TextLayout } from './text-writer.js';
 import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 
 /*
@@ -147,14 +147,6 @@ export function recordSpec(columns: readonly ExportColumn[], options: TabularOpt
 }
 
 /** What a constant column's `get` is given: it reads nothing. */
-const NO_ITEM = Object.freeze({}) as PriceItem;
-
-/** The header, then the records the store built: the same bytes as renderText over the layout. */
-async function* renderStoreRecords(header: string, options: TabularOptions, records: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const head = options.bom ? `\uFEFF${header}` : header;
-  if (head !== '') yield Buffer.from(head, 'utf8');
-  yield* records;
-}
 
 function delimitedWriter(format: 'csv' | 'tsv', mediaType: string): RecordSourceWriter {
   return {
@@ -170,7 +162,7 @@ function delimitedWriter(format: 'csv' | 'tsv', mediaType: string): RecordSource
       // The store builds UTF-8 records only; windows-1251 (1C importers) takes the JavaScript path.
       const spec = records && options.encoding === 'utf-8' ? recordSpec(meta.columns, options) : null;
       const built = records && spec ? records(spec) : null;
-      if (built) return renderStoreRecords(layout.header, options, built);
+      if (built) return renderBuiltRecords(options.bom ? `\uFEFF${layout.header}` : layout.header, built);
       return renderText(batches, layout, options);
     },
   };

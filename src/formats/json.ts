@@ -2,7 +2,7 @@ import type { ExportColumn } from '../model/columns.js';
 import type { JsonRecordPart, JsonRecordSpec } from '../model/json-record.js';
 import { moneyToNumber } from '../model/money.js';
 import { isItemField, ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
-import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
+import { NO_ITEM, renderBuiltRecords, renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
 import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 
 /*
@@ -99,15 +99,8 @@ export function jsonRecordSpec(columns: readonly ExportColumn[]): JsonRecordSpec
   return { format: 'json', parts };
 }
 
-/** What a constant column's `get` is given: it reads nothing. */
-const NO_ITEM = Object.freeze({}) as PriceItem;
-
-/**
- * The header, the items the store built, the footer: the same bytes as renderText over the
- * layout. Every built item starts with ITEM_SEPARATOR; the first item's comma is dropped.
- */
-async function* renderStoreItems(layout: TextLayout, items: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  yield Buffer.from(layout.header, 'utf8');
+/** The built items without the first one's leading comma (every built item starts with ITEM_SEPARATOR). */
+async function* withoutFirstSeparator(items: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   let first = true;
   for await (const chunk of items) {
     if (chunk.length === 0) continue;
@@ -119,7 +112,6 @@ async function* renderStoreItems(layout: TextLayout, items: AsyncIterable<Uint8A
       yield chunk;
     }
   }
-  yield Buffer.from(layout.footer, 'utf8');
 }
 
 export const jsonWriter: RecordSourceWriter = {
@@ -132,7 +124,7 @@ export const jsonWriter: RecordSourceWriter = {
     const layout = jsonItemLayout(meta);
     const spec = records ? jsonRecordSpec(meta.columns) : null;
     const built = records && spec ? records(spec) : null;
-    if (built) return renderStoreItems(layout, built);
+    if (built) return renderBuiltRecords(layout.header, withoutFirstSeparator(built), layout.footer);
     return renderText(batches, layout, UTF8_NO_BOM);
   },
 };

@@ -129,3 +129,16 @@ export async function* renderText<T = PriceItem>(
   chunks.add(layout.footer);
   yield* chunks.end();
 }
+
+/** What a constant column's `get` is given when a writer describes its row for a store to build: it reads nothing. */
+export const NO_ITEM = Object.freeze({}) as PriceItem;
+
+/**
+ * The head, the records a store built (model/record-spec.ts), the footer: the same bytes as
+ * renderText over a layout whose rows are those records. UTF-8 only: a store builds no other.
+ */
+export async function* renderBuiltRecords(head: string, records: AsyncIterable<Uint8Array>, footer = ''): AsyncGenerator<Uint8Array> {
+  if (head !== '') yield Buffer.from(head, 'utf8');
+  yield* records;
+  if (footer !== '') yield Buffer.from(footer, 'utf8');
+}

@@ -2,7 +2,7 @@ import type { CellValue, ExportColumn } from '../model/columns.js';
 import { formatMoney } from '../model/money.js';
 import { isItemField, ITEM_FIELDS, type PriceItem, type ValueKind } from '../model/price-item.js';
 import type { XmlRecordPart, XmlRecordSpec } from '../model/xml-record.js';
-import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
+import { NO_ITEM, renderBuiltRecords, renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
 import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 
 /*
@@ -132,16 +132,6 @@ export function xmlRecordSpec(columns: readonly ExportColumn[]): XmlRecordSpec |
   return { format: 'xml', parts };
 }
 
-/** What a constant column's `get` is given: it reads nothing. */
-const NO_ITEM = Object.freeze({}) as PriceItem;
-
-/** The header, the items the store built, the footer: the same bytes as renderText over the layout. */
-async function* renderStoreItems(layout: TextLayout, items: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  yield Buffer.from(layout.header, 'utf8');
-  yield* items;
-  yield Buffer.from(layout.footer, 'utf8');
-}
-
 export const xmlWriter: RecordSourceWriter = {
   format: 'xml',
   extension: 'xml',
@@ -152,7 +142,7 @@ export const xmlWriter: RecordSourceWriter = {
     const layout = xmlItemLayout(meta);
     const spec = records ? xmlRecordSpec(meta.columns) : null;
     const built = records && spec ? records(spec) : null;
-    if (built) return renderStoreItems(layout, built);
+    if (built) return renderBuiltRecords(layout.header, built, layout.footer);
     return renderText(batches, layout, UTF8_NO_BOM);
   },
 };

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Sqlite from 'better-sqlite3';
 import fc from 'fast-check';
+import { builtRecords } from '../../test/support/built-records.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
 import type { RecordReader } from '../model/record-spec.js';
@@ -21,24 +22,8 @@ import type { Database } from './types.js';
 for (const dialect of DIALECTS) {
   let testDb: TestDatabase;
   let db: Database;
-  let storeCount = 0;
-
   /** Publishes the items as a new store's latest list; returns the list id. */
-  async function publish(items: readonly PriceItem[]): Promise<number> {
-    const id = `s-${++storeCount}`;
-    await db.stores.create({ id, name: id, currency: 'RUB', url: null, company: null });
-    const draft = await db.priceLists.beginPublication(id);
-    for (let from = 0; from < items.length; from += 5000) {
-      assert.deepEqual(await draft.append(items.slice(from, from + 5000).map((item, i) => ({ seq: from + i, item }))), []);
-    }
-    const list = await draft.commit({
-      item_count: items.length,
-      available_count: items.filter((item) => item.available).length,
-      currencies: ['RUB'],
-      category_paths: [''],
-    });
-    return list.id;
-  }
+  const { publish } = builtRecords(() => db);
 
   /** SQLite: rows published before the quote_free column existed hold NULL there and take the full test. */
   function forgetQuoteFree(listId: number): void {

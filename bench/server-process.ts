@@ -97,7 +97,6 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let renders = 0;
   const rendered: RenderedVariant[] = [];
   const problems: string[] = [];
   let stderr = '';
@@ -119,7 +118,6 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
         return;
       }
       if (entry.msg === 'export rendered') {
-        renders++;
         rendered.push({ store: String(entry.store), version: Number(entry.version), at: Number(entry.time) });
       }
       if ((entry.level ?? 0) >= 40) problems.push(line.slice(0, 300));
@@ -133,7 +131,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     child,
     pid: child.pid!,
     base,
-    renders: () => renders,
+    renders: () => rendered.length,
     rendered: () => rendered,
     problems: () => problems,
     async stop() {

@@ -1,5 +1,4 @@
-import type { DeliveryRecord, LedgerRepository } from '../store/types.js';
-import { LedgerQueue } from './ledger-queue.js';
+import { DeliveryColumns, type DeliveryRecord, type LedgerRepository } from '../store/types.js';
 
 /** A clock: tests move it instead of sleeping. */
 export type Clock = () => Date;
@@ -28,7 +27,8 @@ export interface LedgerOptions {
  * Retention runs off the request path too, in small batches.
  */
 export class DeliveryLedger {
-  private readonly queue = new LedgerQueue();
+  /** Kept as columns (DeliveryColumns says why), handed to the store whole. */
+  private queue = new DeliveryColumns();
   private flushing: Promise<void> | null = null;
   private timers: NodeJS.Timeout[] = [];
   /** Records dropped because the queue was full, since start. */
@@ -61,7 +61,8 @@ export class DeliveryLedger {
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.queue.length === 0) return;
-    const batch = this.queue.drain();
+    const batch = this.queue;
+    this.queue = new DeliveryColumns();
     this.flushing = this.repository.insert(batch)
       .catch((error) => this.options.onError?.(error, 'write'))
       .finally(() => { this.flushing = null; });

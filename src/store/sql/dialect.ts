@@ -56,8 +56,9 @@ export interface SqlDialect {
    * A write nobody waits for on the event loop (the delivery ledger's batches), run elsewhere
    * where the dialect can: SQLite on a thread of its own (better-sqlite3 is synchronous).
    * Absent: `query` (PostgreSQL's statements already run in the database's own process).
+   * The statements run in one transaction, and the rows each changed are answered in order.
    */
-  background?(query: Query): Promise<QueryResult>;
+  background?(queries: readonly Query[]): Promise<number[]>;
   /** Runs the statements `steps` yields in one write transaction. */
   transaction<T>(steps: Steps<T>): Promise<T>;
 
@@ -104,7 +105,24 @@ export interface SqlDialect {
 }
 
 /** Runs a write nobody waits for on the event loop: the dialect's `background`, else `query`. */
-export const inBackground = (d: Pick<SqlDialect, 'background' | 'query'>, query: Query): Promise<QueryResult> => (d.background ? d.background(query) : d.query(query));
+export const inBackground = async (d: Pick<SqlDialect, 'background' | 'query'>, query: Query): Promise<QueryResult> =>
+  (d.background ? { rows: [], changes: (await d.background([query]))[0] } : d.query(query));
+
+/**
+ * Several such writes as one commit. Every commit is a change every SQLite connection's key
+ * look-ups must check for (sqlite/key-lookup-cache.ts), and one commit per statement multiplied
+ * the ledger's write cost with many stores (bench/RESULTS.md, "Commits of the ledger and the touches").
+ */
+export const inBackgroundTogether = async (d: Pick<SqlDialect, 'background' | 'transaction'>, queries: readonly Query[]): Promise<void> => {
+  if (queries.length === 0) return;
+  if (d.background) {
+    await d.background(queries);
+    return;
+  }
+  await d.transaction((function* (): Steps<void> {
+    for (const query of queries) yield query;
+  })());
+};
 
 export interface DialectItems {
   /** Appends a draft's items; returns those whose offer_id the draft already holds (not stored). */

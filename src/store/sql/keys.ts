@@ -1,6 +1,6 @@
 import { scopesToJson } from '../../model/key-scopes.js';
 import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
-import { inBackground, type Query, type SqlDialect } from './dialect.js';
+import { inBackgroundTogether, type Query, type SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, type RowMappers } from './rows.js';
 
 export class SqlKeyRepository implements KeyRepository {
@@ -61,7 +61,7 @@ export class SqlKeyRepository implements KeyRepository {
     this.pendingTouches.clear();
     // Touches from here on make the next batch.
     this.touchesWritten = null;
-    for (const [id, at] of batch) await inBackground(this.d, { sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] });
+    await inBackgroundTogether(this.d, batch.map(([id, at]) => ({ sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] })));
   }
 
   async revoke(id: string, at: Date): Promise<ApiKeyRecord | null> {

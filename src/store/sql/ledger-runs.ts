@@ -1,4 +1,4 @@
-import type { DeliveryRecord, StoredDelivery } from '../delivery-types.js';
+import type { DeliveryColumns, DeliveryRecord, StoredDelivery } from '../delivery-types.js';
 
 /*
  * How the delivery ledger stores its records: one row per *run*, the consecutive records of one
@@ -20,52 +20,50 @@ export const RUN_ID_SPACE = 1024;
  */
 export const RUN_SPAN_MS = 60_000;
 
-/** One row of delivery_ledger: a run's first record, and the rest of it. */
-export interface LedgerRun {
-  first: DeliveryRecord;
-  /** The time of the run's newest record (an index orders runs by it). */
-  lastAt: Date;
-  /** [at ms, bytes_sent, duration_ms] of every record after the first, oldest first. */
-  repeated: number[];
-}
+/**
+ * A run: the places in its batch of one consumer's records that are stored as one row of
+ * delivery_ledger, oldest first. The first is stored in the row's columns; the others as
+ * `repeated`, [at ms, bytes_sent, duration_ms] triples.
+ */
+export type LedgerRun = number[];
 
-/** Whether two records may share a run: everything but when, how much and how long is equal. */
-const sameShape = (a: DeliveryRecord, b: DeliveryRecord): boolean =>
-  a.client_address === b.client_address && a.client_class === b.client_class && a.key_id === b.key_id && a.store_id === b.store_id
-  && a.status === b.status && a.finished === b.finished && a.version === b.version && a.format === b.format && a.address === b.address
-  && a.profile_id === b.profile_id && a.only_available === b.only_available;
+/** Whether records a and b of the batch may share a run: everything but when, how much and how long is equal. */
+const sameShape = (c: DeliveryColumns, a: number, b: number): boolean =>
+  c.clientAddress[a] === c.clientAddress[b] && c.clientClass[a] === c.clientClass[b] && c.keyId[a] === c.keyId[b] && c.storeId[a] === c.storeId[b]
+  && c.status[a] === c.status[b] && c.finished[a] === c.finished[b] && c.version[a] === c.version[b] && c.format[a] === c.format[b]
+  && c.address[a] === c.address[b] && c.profileId[a] === c.profileId[b] && c.onlyAvailable[a] === c.onlyAvailable[b];
 
 /**
- * The batch's records as runs. A consumer's run ends when it gets an answer of another shape
- * (so a consumer's runs never interleave, and "its last three answers" stay in order), when it
- * is full, or when a record starts more than RUN_SPAN_MS / 2 from the run's first.
+ * The batch's records as runs. A consumer (a store's client class and address) has one open run;
+ * it ends when the consumer gets an answer of another shape (so a consumer's runs never
+ * interleave, and "its last three answers" stay in order), when it is full, or when a record
+ * starts more than RUN_SPAN_MS / 2 from the run's first. Other stores' answers in between do
+ * not end it: across a fleet, a batch interleaves thousands of stores.
  */
-export function runsOf(records: readonly DeliveryRecord[]): LedgerRun[] {
-  // The open run of each consumer, by address, then class (compared, not joined into a key:
-  // this runs for every answer the service gives).
-  const open = new Map<string, DeliveryRecord[][]>();
-  const runs: DeliveryRecord[][] = [];
-  for (const record of records) {
-    let ofAddress = open.get(record.client_address);
-    if (!ofAddress) open.set(record.client_address, (ofAddress = []));
-    const index = ofAddress.findIndex((run) => run[0].client_class === record.client_class);
-    const run = index >= 0 ? ofAddress[index] : null;
-    if (run && sameShape(run[0], record) && run.length < RUN_ID_SPACE && Math.abs(record.at.getTime() - run[0].at.getTime()) <= RUN_SPAN_MS / 2) {
-      run.push(record);
+export function runsOf(batch: DeliveryColumns): LedgerRun[] {
+  // The open runs of each store's consumers, by store: a store has a handful of consumers in a
+  // batch, so a scan of its open runs is cheaper than a map per store (a fleet's batch names
+  // thousands of stores) or a key joined from three strings for every answer.
+  const open = new Map<string, LedgerRun[]>();
+  const runs: LedgerRun[] = [];
+  const { at, storeId, clientAddress, clientClass } = batch;
+  for (let i = 0; i < batch.length; i++) {
+    let ofStore = open.get(storeId[i]);
+    if (!ofStore) open.set(storeId[i], (ofStore = []));
+    let index = 0;
+    while (index < ofStore.length && (clientAddress[ofStore[index][0]] !== clientAddress[i] || clientClass[ofStore[index][0]] !== clientClass[i])) index++;
+    const run = index < ofStore.length ? ofStore[index] : null;
+    if (run && run.length < RUN_ID_SPACE && sameShape(batch, run[0], i) && Math.abs(at[i] - at[run[0]]) <= RUN_SPAN_MS / 2) {
+      run.push(i);
       continue;
     }
-    const next = [record];
-    if (index >= 0) ofAddress[index] = next;
-    else ofAddress.push(next);
+    const next = [i];
+    ofStore[index] = next;
     runs.push(next);
   }
-  return runs.map((run) => {
-    // Oldest first, so a run's ids follow its records' times as the single rows' ids did.
-    run.sort((a, b) => a.at.getTime() - b.at.getTime());
-    const repeated: number[] = [];
-    for (let i = 1; i < run.length; i++) repeated.push(run[i].at.getTime(), run[i].bytes_sent, run[i].duration_ms);
-    return { first: run[0], lastAt: run[run.length - 1].at, repeated };
-  });
+  // Oldest first, so a run's ids follow its records' times as the single rows' ids did.
+  for (const run of runs) if (run.length > 1) run.sort((a, b) => at[a] - at[b]);
+  return runs;
 }
 
 /** A stored run's records, oldest first, each with its id. */

@@ -1,6 +1,6 @@
-import type { ConsumerRow, DeliveryRecord, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
+import type { ConsumerRow, DeliveryColumns, DeliveryRecord, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
 import { bit, type DeliverySql, type Row } from './delivery-sql.js';
-import { inBackground } from './dialect.js';
+import { inBackgroundTogether, type Query } from './dialect.js';
 import { newestFirst, recordsOf, RUN_SPAN_MS, runsOf, type LedgerRun } from './ledger-runs.js';
 
 const COLUMNS = [
@@ -17,18 +17,25 @@ const MOST_RUNS_READ = 512;
 /** A delivery that gave the consumer the list: a whole answer, 200/206/304 (a run's records all share these). */
 const OK = 'finished AND status IN (200, 206, 304)';
 
+const insertOf = (rows: number): string => `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) VALUES ${Array(rows).fill(ROW_PLACEHOLDERS).join(', ')}`;
+
 /** The delivery ledger (CONTRACT §12), one SQL text for both dialects; stored as runs (ledger-runs.ts). */
 export class SqlLedgerRepository implements LedgerRepository {
+  private fullInsert: string | null = null;
+
   constructor(private readonly d: DeliverySql) {}
 
-  async insert(records: readonly DeliveryRecord[]): Promise<void> {
-    const runs = runsOf(records);
+  async insert(batch: DeliveryColumns): Promise<void> {
+    const runs = runsOf(batch);
+    const statements: Query[] = [];
     for (let start = 0; start < runs.length; start += ROWS_PER_INSERT) {
-      const chunk = runs.slice(start, start + ROWS_PER_INSERT);
+      const end = Math.min(runs.length, start + ROWS_PER_INSERT);
       const params: unknown[] = [];
-      for (const run of chunk) params.push(...this.rowParams(run));
-      await inBackground(this.d, { sql: `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) VALUES ${chunk.map(() => ROW_PLACEHOLDERS).join(', ')}`, params });
+      for (let r = start; r < end; r++) this.pushRow(params, batch, runs[r]);
+      statements.push({ sql: this.insertSql(end - start), params });
     }
+    // One commit for the batch (inBackgroundTogether says why).
+    await inBackgroundTogether(this.d, statements);
   }
 
   /**
@@ -122,12 +129,26 @@ export class SqlLedgerRepository implements LedgerRepository {
     return counts;
   }
 
-  private rowParams({ first: r, lastAt, repeated }: LedgerRun): unknown[] {
-    return [
-      r.store_id, r.key_id, this.d.timeParam(r.at), r.address, r.format, r.profile_id, bit(r.only_available), r.version, r.status,
-      r.bytes_sent, bit(r.finished), r.duration_ms, r.client_class, r.client_address,
-      this.d.timeParam(lastAt), repeated.length / 3, repeated.length > 0 ? JSON.stringify(repeated) : null,
-    ];
+  /** The row of one run, straight from the batch's columns (no record object per answer). */
+  private pushRow(params: unknown[], c: DeliveryColumns, run: LedgerRun): void {
+    const i = run[0];
+    let repeated: string | null = null;
+    if (run.length > 1) {
+      const triples: number[] = [];
+      for (let k = 1; k < run.length; k++) triples.push(c.at[run[k]], c.bytesSent[run[k]], c.durationMs[run[k]]);
+      repeated = JSON.stringify(triples);
+    }
+    params.push(
+      c.storeId[i], c.keyId[i], this.d.timeParam(new Date(c.at[i])), c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i],
+      c.status[i], c.bytesSent[i], bit(c.finished[i]), c.durationMs[i], c.clientClass[i], c.clientAddress[i],
+      this.d.timeParam(new Date(c.at[run[run.length - 1]])), run.length - 1, repeated,
+    );
+  }
+
+  /** The INSERT of `rows` runs; the full-size one is built once (a busy ledger sends dozens a second). */
+  private insertSql(rows: number): string {
+    if (rows === ROWS_PER_INSERT) return (this.fullInsert ??= insertOf(rows));
+    return insertOf(rows);
   }
 
   private records(r: Row): StoredDelivery[] {

@@ -62,6 +62,7 @@ export function rowMappers(d: Pick<SqlDialect, 'time' | 'json'>): RowMappers {
 const STORE_AS = 's.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company, s.created_at AS s_created_at';
 
 /** A key with its store and the store's latest list, in one round trip (the hash is never selected). */
+/** SQLite remembers these look-ups until one of their columns changes: a column added here must be named in the key_lookup_generation triggers (sqlite/schema.ts). */
 export const KEY_LOOKUP_SQL = `SELECT k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.scopes, k.expires_at, ${STORE_AS},
        p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at, p.item_count AS p_item_count,
        p.available_count AS p_available_count, p.currencies AS p_currencies, p.category_ids AS p_category_ids, p.items_of AS p_items_of

@@ -72,6 +72,44 @@ class WalIndexHeader implements ChangeSignal {
 }
 
 /**
+ * A signal narrowed to what the key look-ups read: when `any` fires (some commit), the counter
+ * the schema's triggers raise for a change to a key, a store or a list (schema.ts) says whether
+ * that commit touched them. One read transaction per commit seen, not per request. Before the
+ * migration made the counter, every commit counts.
+ */
+class KeyLookupGeneration implements ChangeSignal {
+  private statement: Database.Statement | null = null;
+  private seen: number | null = null;
+
+  constructor(private readonly db: Database.Database, private readonly any: ChangeSignal) {}
+
+  changed(): boolean {
+    if (!this.any.changed()) return false;
+    let generation: number;
+    try {
+      this.statement ??= this.db.prepare('SELECT n FROM key_lookup_generation').pluck();
+      generation = this.statement.get() as number;
+    } catch {
+      this.statement = null;
+      this.seen = null;
+      return true;
+    }
+    if (generation === this.seen) return false;
+    this.seen = generation;
+    return true;
+  }
+
+  close(): void {
+    this.any.close();
+  }
+}
+
+/** Whether a commit since the last ask may have changed a key look-up (see KeyLookupGeneration). */
+export function keyLookupSignal(db: Database.Database, path: string): ChangeSignal {
+  return new KeyLookupGeneration(db, changeSignal(db, path));
+}
+
+/**
  * The cheapest exact signal for a database file in WAL mode: its WAL-index header once the
  * `-shm` file can be read, `PRAGMA data_version` before that and for an in-memory database.
  */

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
-import { changeSignal } from './change-signal.js';
+import { keyLookupSignal } from './change-signal.js';
 import { SqliteItems } from './items.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { SqlitePublicationFeed } from './publication-feed.js';
@@ -47,7 +47,7 @@ export class SqliteDialect implements SqlDialect {
     // read() call. Measured on the changes feed's 10,000 look-up pairs in a 1M-item list
     // (bench/figures/changes.ts): 250 ms → 150 ms. Address space only; the OS keeps the pages.
     this.db.pragma('mmap_size = 2147418112');
-    this.keyLookups = new KeyLookupCache(changeSignal(this.db, path));
+    this.keyLookups = new KeyLookupCache(keyLookupSignal(this.db, path));
     this.path = path;
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
@@ -91,9 +91,9 @@ export class SqliteDialect implements SqlDialect {
   }
 
   /** On the write thread (write-worker.ts); an in-memory database has no file for it, so here. */
-  async background(query: Query): Promise<QueryResult> {
-    if (!this.writeThread) return this.run(query);
-    return { rows: [], changes: await this.writeThread.run(query.sql, query.params) };
+  async background(queries: readonly Query[]): Promise<number[]> {
+    if (!this.writeThread) return this.db.transaction(() => queries.map((query) => this.run(query).changes)).immediate();
+    return this.writeThread.run(queries.map(({ sql, params }) => ({ sql, params })));
   }
 
   async transaction<T>(steps: Steps<T>): Promise<T> {

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import type { KeyScopes } from '../../model/key-scopes.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { changeSignal, type ChangeSignal } from './change-signal.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { sqlDatabase } from '../sql/sql-database.js';
-import type { Database as Db, KeyLookup } from '../types.js';
+import { DeliveryColumns, type Database as Db, type KeyLookup } from '../types.js';
 import { SqliteDialect } from './dialect.js';
 
 const item = (offer_id: string): PriceItem => ({
@@ -45,7 +46,7 @@ describe('remembered key look-ups never outlive a change', () => {
   });
 
   it('asks the database once for the look-ups of one turn after a change, not once each', async () => {
-    await cli.keys.touch('k1', new Date());
+    await cli.keys.insert({ id: 'k-other', store_id: 's', label: null, prefix: 'p', hash: 'h-other' });
     const query = serverDialect.query.bind(serverDialect);
     let asked = 0;
     serverDialect.query = (q) => {
@@ -59,6 +60,55 @@ describe('remembered key look-ups never outlive a change', () => {
     } finally {
       serverDialect.query = query;
     }
+  });
+
+  it('keeps what it remembers across commits that change no look-up: ledger batches and keys\' last use, by any connection', async () => {
+    const remembered = await server.keys.findByHash('h1');
+    const record = { store_id: 's', key_id: 'k1', at: new Date(), address: 'prices', format: 'csv', profile_id: null, only_available: false,
+      version: null, status: 200, bytes_sent: 10, finished: true, duration_ms: 1, client_class: 'curl', client_address: '192.0.2.1' };
+    await cli.deliveries.ledger.insert(DeliveryColumns.of([record]));
+    await server.deliveries.ledger.insert(DeliveryColumns.of([record]));
+    await cli.keys.touch('k1', new Date(Date.now() - 5_000));
+    const query = serverDialect.query.bind(serverDialect);
+    let asked = 0;
+    serverDialect.query = (q) => {
+      asked++;
+      return query(q);
+    };
+    try {
+      assert.equal(await server.keys.findByHash('h1'), remembered);
+      assert.equal(asked, 0, 'no look-up asked the database again');
+    } finally {
+      serverDialect.query = query;
+    }
+  });
+
+  it('sees a change of scopes, expiry or store made by another connection on the next look-up', async () => {
+    await server.keys.insert({ id: 'k-scoped', store_id: 's', label: null, prefix: 'p', hash: 'h-scoped' });
+    assert.equal((await server.keys.findByHash('h-scoped'))?.key.scopes, null);
+    await cli.keys.updateAccess('k-scoped', { scopes: { addresses: null, formats: ['csv'], profiles: null } as KeyScopes });
+    assert.deepEqual((await server.keys.findByHash('h-scoped'))?.key.scopes?.formats, ['csv']);
+    const expires = new Date('2031-01-01T00:00:00Z');
+    await cli.keys.updateAccess('k-scoped', { expires_at: expires });
+    assert.equal((await server.keys.findByHash('h-scoped'))?.key.expires_at?.getTime(), expires.getTime());
+    await cli.stores.create({ id: 's2', name: 'S2', currency: 'RUB', url: null, company: null });
+    await cli.keys.insert({ id: 'k-s2', store_id: 's2', label: null, prefix: 'p', hash: 'h-s2' });
+    assert.equal((await server.keys.findByHash('h-s2'))?.latest, null);
+    const published = await publish(cli, 's2');
+    assert.equal((await server.keys.findByHash('h-s2'))?.latest?.version, published.version);
+    await publish(cli, 's2');
+    // A rollback only inserts a list and points the store at it: the store's own trigger must say so.
+    const rolledBack = await cli.versions.rollback('s2', published.version, 10);
+    assert.ok(rolledBack);
+    assert.equal((await server.keys.findByHash('h-s2'))?.latest?.id, rolledBack.id);
+    // Any other writer that points a store elsewhere, with no list changed.
+    const raw = new Database(join(dir, 'db.sqlite'));
+    try {
+      raw.prepare("UPDATE stores SET latest_price_list_id = NULL WHERE id = 's2'").run();
+    } finally {
+      raw.close();
+    }
+    assert.equal((await server.keys.findByHash('h-s2'))?.latest, null);
   });
 
   it('sees a revocation made by another connection on the next look-up', async () => {

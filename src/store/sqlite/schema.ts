@@ -253,4 +253,23 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP INDEX delivery_ledger_store;
   CREATE INDEX delivery_ledger_runs ON delivery_ledger(store_id, last_at, id);
   `,
+  // What the key look-ups read (sql/rows.ts, KEY_LOOKUP_SQL) changed: a counter the triggers
+  // raise, so the server's remembered look-ups (key-lookup-cache.ts) outlive commits that
+  // change none of them — the delivery ledger's batches, keys' last_used_at — which, with a
+  // fleet's keys, cleared them dozens of times a second (bench/RESULTS.md, "Commits of the
+  // ledger and the touches"). Every column of KEY_LOOKUP_SQL is named here but last_used_at.
+  `
+  CREATE TABLE key_lookup_generation (n INTEGER NOT NULL);
+  INSERT INTO key_lookup_generation (n) VALUES (0);
+  CREATE TRIGGER key_lookups_key_added AFTER INSERT ON api_keys BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_key_removed AFTER DELETE ON api_keys BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_key_changed AFTER UPDATE OF id, store_id, label, prefix, hash, created_at, revoked_at, scopes, expires_at ON api_keys
+    BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_store_added AFTER INSERT ON stores BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_store_removed AFTER DELETE ON stores BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_store_changed AFTER UPDATE ON stores BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_list_removed AFTER DELETE ON price_lists BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_list_changed AFTER UPDATE OF id, version, published_at, item_count, available_count, currencies, category_ids, items_of ON price_lists
+    BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  `,
 ];

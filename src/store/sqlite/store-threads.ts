@@ -20,6 +20,12 @@ export interface ThreadTask {
 
 export type ThreadReply = { id: number; value: unknown } | { id: number; error: string };
 
+/** A statement for the write thread (write-worker.ts). */
+export interface WriteStatement {
+  sql: string;
+  params: readonly unknown[];
+}
+
 /** A page query: one row, one column (page-worker.ts). */
 export interface PageTask extends ThreadTask {
   sql: string;
@@ -170,8 +176,8 @@ export class WriteThread extends StoreThreads {
     super(path, 'write-worker', 1);
   }
 
-  /** Runs one write statement; answers the rows it changed. */
-  run(sql: string, params: readonly unknown[]): Promise<number> {
-    return this.post({ sql, params }) as Promise<number>;
+  /** Runs write statements in one transaction; answers the rows each changed. */
+  run(statements: readonly WriteStatement[]): Promise<number[]> {
+    return this.post({ statements }) as Promise<number[]>;
   }
 }

@@ -5,23 +5,26 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { ThreadReply, ThreadTask } from './store-threads.js';
+import type { ThreadReply, ThreadTask, WriteStatement } from './store-threads.js';
 
 const db = new Database((workerData as { path: string }).path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 // The server's own connection, the CLI or another process may be writing: wait for it.
 db.pragma('busy_timeout = 10000');
-const statements = new Map<string, Database.Statement>();
+const prepared = new Map<string, Database.Statement>();
+const statement = (sql: string): Database.Statement => {
+  let found = prepared.get(sql);
+  if (!found) prepared.set(sql, (found = db.prepare(sql)));
+  return found;
+};
+// A task's statements commit together: each commit costs the WAL its changed pages, and makes
+// every connection's key look-ups check again (key-lookup-cache.ts).
+const runAll = db.transaction((statements: readonly WriteStatement[]) => statements.map(({ sql, params }) => statement(sql).run(...params).changes));
 
-parentPort!.on('message', (task: ThreadTask & { sql: string; params: unknown[] }) => {
+parentPort!.on('message', (task: ThreadTask & { statements: WriteStatement[] }) => {
   let reply: ThreadReply;
   try {
-    let statement = statements.get(task.sql);
-    if (!statement) {
-      statement = db.prepare(task.sql);
-      statements.set(task.sql, statement);
-    }
-    reply = { id: task.id, value: statement.run(...task.params).changes };
+    reply = { id: task.id, value: runAll.immediate(task.statements) };
   } catch (error) {
     reply = { id: task.id, error: (error as Error).message };
   }

@@ -1,5 +1,5 @@
-import pino from 'pino';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 import type { Config } from '../config/config.js';
 import type { ExportService } from '../domain/exports.js';
 import { createDemandService, type DemandService } from '../domain/variant-demand.js';
@@ -8,6 +8,7 @@ import { noopMetrics, type Metrics } from '../metrics/interface.js';
 import type { Database } from '../domain/records.js';
 import type { Clock, RateCounter } from '../rate-limit/interface.js';
 import { MemoryCounter } from '../rate-limit/memory-counter.js';
+import { gatheredLines } from './log-destination.js';
 import { renderCacheOf } from './export-cache.js';
 import { registerExportWarming } from './export-warming.js';
 import { registerDrain } from './graceful-shutdown.js';
@@ -76,18 +77,9 @@ let standardOutput: pino.DestinationStream | undefined;
  * on exit. One destination for the whole process, so the public and admin apps never interleave.
  */
 function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
-  return (standardOutput ??= prettyLog(config) ?? pino.destination({ dest: 1, sync: false, maxWrite: LOG_WRITE_BYTES }));
+  return (standardOutput ??= prettyLog(config) ?? gatheredLines(1));
 }
 
-/**
- * The most a write of the log gathers: sonic-boom's default, 16 KiB. sonic-boom has one write in
- * flight and starts the next from its completion, so a write's size bounds how fast the log can
- * go out. At 2 KiB (tried on 2026-11-25 because sonic-boom's per-line `Buffer.byteLength` of the
- * gathered string cost ~13 % of the 304s a second) a saturated server logged slower than it
- * answered: in the publish storm of bench/figures/fleet-scale.ts its pending log grew to 2.5 GB
- * and its lines reached the reader minutes late (bench/RESULTS.md, "The log's write size").
- */
-const LOG_WRITE_BYTES = 16 * 1024;
 
 /**
  * At a terminal, outside production (`npm start` on a developer's machine): readable lines

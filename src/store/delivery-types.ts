@@ -79,16 +79,6 @@ export class DeliveryColumns {
     this.clientClass.push(r.client_class);
     this.clientAddress.push(r.client_address);
   }
-
-  /** Record `i` as an object (readers and tests; the write path reads the columns). */
-  record(i: number): DeliveryRecord {
-    return {
-      store_id: this.storeId[i], key_id: this.keyId[i], at: new Date(this.at[i]), address: this.address[i], format: this.format[i],
-      profile_id: this.profileId[i], only_available: this.onlyAvailable[i], version: this.version[i], status: this.status[i],
-      bytes_sent: this.bytesSent[i], finished: this.finished[i], duration_ms: this.durationMs[i], client_class: this.clientClass[i],
-      client_address: this.clientAddress[i],
-    };
-  }
 }
 
 export interface StoredDelivery extends DeliveryRecord {

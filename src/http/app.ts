@@ -163,7 +163,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerDrain(app, config.basePath);
 
   registerRequestMetrics(app, metrics);
-  registerRequestLog(app, 'request', metrics);
+  registerRequestLog(app, 'request', metrics, recordDeliveries(app));
 
   registerSecurityHeaders(app);
   registerProblemHandler(app, { basePath: config.basePath, notFoundDetail: 'no such address', ping: () => db.ping(), frameworkError: publicFrameworkError });
@@ -194,7 +194,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   app.decorate('deliveries', new DeliveryService(db.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
   if (ledger) {
-    recordDeliveries(app);
     app.addHook('onReady', async () => ledger.start());
     app.addHook('onClose', async () => ledger.stop());
   }

@@ -1,0 +1,149 @@
+/*
+ * The records of `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)`, without COPY's
+ * framing. Binary rather than text COPY: a value goes out as its bytes, with nothing escaped
+ * that would have to be unescaped here (text COPY doubles every backslash and writes a newline
+ * as `\n`). Layout (PostgreSQL docs, "COPY", Binary Format): an 11-byte signature, an int32 of
+ * flags, an int32 length of a header extension and the extension; then per row an int16 field
+ * count, and per field an int32 length (-1: NULL) and that many bytes; a field count of -1 ends
+ * the data. Integers are big-endian.
+ */
+
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+/** Signature, flags, extension length. */
+const HEADER_BYTES = SIGNATURE.length + 4 + 4;
+/** Bits 16–31 are critical flags (bit 16: OIDs included, servers before 12 only): rows laid out otherwise. */
+const CRITICAL_FLAGS = 0xffff0000;
+
+/** Where the parser is: each state's bytes may be split across chunks. */
+const enum At {
+  Header,
+  Extension,
+  /** A row's int16 field count. */
+  Row,
+  /** The record's int32 length. */
+  Length,
+  Value,
+  End,
+}
+
+/** A push parser: each chunk in, the record bytes it completes or carries out (one fresh buffer). */
+export class CopyBinaryParser {
+  private at = At.Header;
+  /** Bytes of the extension or the value still to come. */
+  private left = 0;
+  /** A fixed-size piece (header, field count, length) split across chunks, gathered here. */
+  private readonly split = Buffer.alloc(HEADER_BYTES);
+  private splitHave = 0;
+
+  /** The record bytes in `chunk` (a record split across chunks comes out in pieces), or null when none. */
+  push(chunk: Uint8Array): Buffer | null {
+    // The records are at most the chunk's bytes; copied out, so the consumer may keep them
+    // (the render cache shares its writes with readers).
+    const out = Buffer.allocUnsafe(chunk.length);
+    let written = 0;
+    let offset = 0;
+    const end = chunk.length;
+    while (offset < end) {
+      switch (this.at) {
+        case At.Row: {
+          let fields: number;
+          // The common case, read in place; a count split across chunks is gathered first.
+          if (this.splitHave === 0 && end - offset >= 2) {
+            fields = ((chunk[offset] << 24) | (chunk[offset + 1] << 16)) >> 16;
+            offset += 2;
+          } else {
+            offset = this.gather(chunk, offset, 2);
+            if (this.splitHave < 2) break;
+            fields = this.split.readInt16BE(0);
+            this.splitHave = 0;
+          }
+          if (fields === 1) this.at = At.Length;
+          else if (fields === -1) this.at = At.End;
+          else throw new Error(`COPY binary: a row of ${fields} fields, not one record`);
+          break;
+        }
+        case At.Length: {
+          let size: number;
+          if (this.splitHave === 0 && end - offset >= 4) {
+            size = (chunk[offset] << 24) | (chunk[offset + 1] << 16) | (chunk[offset + 2] << 8) | chunk[offset + 3];
+            offset += 4;
+          } else {
+            offset = this.gather(chunk, offset, 4);
+            if (this.splitHave < 4) break;
+            size = this.split.readInt32BE(0);
+            this.splitHave = 0;
+          }
+          // A NULL record (-1) has no bytes, as string_agg skipped it; an empty one neither.
+          if (size > 0) {
+            this.at = At.Value;
+            this.left = size;
+          } else {
+            this.at = At.Row;
+          }
+          break;
+        }
+        case At.Value: {
+          const used = Math.min(this.left, end - offset);
+          out.set(chunk.subarray(offset, offset + used), written);
+          written += used;
+          offset += used;
+          this.left -= used;
+          if (this.left === 0) this.at = At.Row;
+          break;
+        }
+        case At.Header: {
+          offset = this.gather(chunk, offset, HEADER_BYTES);
+          if (this.splitHave < HEADER_BYTES) break;
+          this.splitHave = 0;
+          this.left = readHeader(this.split);
+          this.at = this.left === 0 ? At.Row : At.Extension;
+          break;
+        }
+        case At.Extension: {
+          const used = Math.min(this.left, end - offset);
+          offset += used;
+          this.left -= used;
+          if (this.left === 0) this.at = At.Row;
+          break;
+        }
+        case At.End:
+          throw new Error('COPY binary: data after the trailer');
+      }
+    }
+    return written === 0 ? null : out.subarray(0, written);
+  }
+
+  /** Throws unless the trailer came: a COPY cut short must not pass for a whole one. */
+  end(): void {
+    if (this.at !== At.End) throw new Error('COPY binary: the data ended before its trailer');
+  }
+
+  /** Adds to `split` what it lacks of `size` bytes from `chunk` at `offset`; the offset after. */
+  private gather(chunk: Uint8Array, offset: number, size: number): number {
+    const used = Math.min(size - this.splitHave, chunk.length - offset);
+    this.split.set(chunk.subarray(offset, offset + used), this.splitHave);
+    this.splitHave += used;
+    return offset + used;
+  }
+}
+
+/** The header's extension length, once the signature and flags are checked. */
+function readHeader(header: Buffer): number {
+  if (!header.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('COPY binary: not a binary COPY signature');
+  if ((header.readUInt32BE(SIGNATURE.length) & CRITICAL_FLAGS) !== 0) throw new Error('COPY binary: unknown critical flags');
+  return header.readUInt32BE(SIGNATURE.length + 4);
+}
+
+/**
+ * The record bytes of a binary COPY's stream, in order. Pulled: a chunk of `source` is read only
+ * when the consumer asks for more, so a slow consumer pauses the source (pg-copy-streams then
+ * stops reading the socket) instead of gathering the rest here.
+ */
+export async function* copyBinaryRecords(source: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
+  const parser = new CopyBinaryParser();
+  for await (const chunk of source) {
+    const records = parser.push(chunk);
+    if (records) yield records;
+  }
+  parser.end();
+}

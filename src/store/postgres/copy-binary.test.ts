@@ -1,12 +1,12 @@
 /**
  * copy-binary.ts against COPY's binary layout cut at every place a socket could cut it, and
- * against a real server's COPY when this run reaches PostgreSQL.
+ * copy-out.ts against a real server's COPY when this run reaches PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
-import { CopyBinaryParser, copyBinaryRecords } from './copy-binary.js';
+import { CopyBinaryParser } from './copy-binary.js';
+import { CopyRecordsQuery } from './copy-out.js';
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
@@ -30,11 +30,14 @@ function binaryCopy(values: readonly (string | null)[], extension = Buffer.alloc
 function parse(chunks: readonly Uint8Array[]): string {
   const parser = new CopyBinaryParser();
   const out: Buffer[] = [];
-  for (const chunk of chunks) {
-    const records = parser.push(chunk);
+  chunks.forEach((chunk, i) => {
+    parser.push(chunk);
+    // Taken out now and then, as a reader of a stream would.
+    const records = i % 2 ? parser.take() : null;
     if (records) out.push(records);
-  }
+  });
   parser.end();
+  out.push(parser.take() ?? Buffer.alloc(0));
   return Buffer.concat(out).toString('utf8');
 }
 
@@ -68,9 +71,15 @@ describe('binary COPY framing', () => {
   });
 
   it('hands out buffers the consumer may keep (not views of the chunk it was given)', () => {
-    const chunk = binaryCopy(['keep me']);
-    const records = new CopyBinaryParser().push(chunk)!;
+    const whole = binaryCopy(['keep me', 'not me']);
+    const firstRecordEnds = SIGNATURE.length + 8 + 6 + 'keep me'.length;
+    const chunk = Buffer.from(whole.subarray(0, firstRecordEnds));
+    const parser = new CopyBinaryParser();
+    parser.push(chunk);
     chunk.fill(0);
+    const records = parser.take()!;
+    parser.push(whole.subarray(firstRecordEnds));
+    parser.end();
     assert.equal(records.toString(), 'keep me');
   });
 
@@ -83,55 +92,43 @@ describe('binary COPY framing', () => {
     assert.throws(() => parse([data.subarray(0, data.length - 3)]), /before its trailer/);
     assert.throws(() => parse([data, Buffer.from([0])]), /after the trailer/);
   });
-
-  it('reads its source only as fast as it is read (a slow consumer pauses the COPY)', async () => {
-    const records = Array.from({ length: 1000 }, (_, i) => `record ${i};`);
-    const whole = binaryCopy(records);
-    let pulled = 0;
-    async function* socket() {
-      for (let at = 0; at < whole.length; at += 64) {
-        const chunk = whole.subarray(at, at + 64);
-        pulled += chunk.length;
-        yield chunk;
-      }
-    }
-    const reader = copyBinaryRecords(socket());
-    const first = await reader.next();
-    assert.equal(first.done, false);
-    // Nothing is read ahead: the source has given what the first records needed and no more.
-    assert.ok(pulled <= 64 * 2, `${pulled} bytes pulled for the first records, of ${whole.length}`);
-    const pulledBefore = pulled;
-    await Promise.resolve();
-    assert.equal(pulled, pulledBefore);
-    let rest = first.value.toString();
-    for await (const chunk of reader) rest += chunk.toString();
-    assert.equal(rest, records.join(''));
-  });
 });
 
 const pgUrl = process.env.PRICE_EXPORT_TEST_PG_URL;
 
-describe('binary COPY framing, from PostgreSQL', { skip: pgUrl ? false : 'no PostgreSQL in this run' }, () => {
-  async function copied(select: string): Promise<string> {
+describe('COPY records from PostgreSQL', { skip: pgUrl ? false : 'no PostgreSQL in this run' }, () => {
+  async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
     const client = new pg.Client({ connectionString: pgUrl });
     await client.connect();
     try {
-      let out = '';
-      for await (const records of copyBinaryRecords(client.query(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`)))) out += records.toString('utf8');
-      return out;
+      return await work(client);
     } finally {
       await client.end();
     }
   }
+  const copied = (client: pg.Client, select: string) =>
+    client.query(new CopyRecordsQuery(`COPY (${select}) TO STDOUT (FORMAT binary)`)).records.then((records) => records?.toString('utf8') ?? '');
 
   it("gives a text column's values, NULL and empty ones as nothing, nothing for zero rows", async () => {
-    const out = await copied(`SELECT v FROM (VALUES (1, 'a'), (2, NULL), (3, ''), (4, E'ü\\\\\\t\\n')) AS t(n, v) ORDER BY n`);
-    assert.equal(out, 'aü\\\t\n');
-    assert.equal(await copied('SELECT 1::text WHERE false'), '');
+    await withClient(async (client) => {
+      assert.equal(await copied(client, `SELECT v FROM (VALUES (1, 'a'), (2, NULL), (3, ''), (4, E'ü\\\\\\t\\n')) AS t(n, v) ORDER BY n`), 'aü\\\t\n');
+      assert.equal(await copied(client, 'SELECT 1::text WHERE false'), '');
+    });
   });
 
   it('gives many rows in order, across the socket reads', async () => {
-    const out = await copied(`SELECT n || ',' FROM generate_series(1, 20000) AS n`);
-    assert.equal(out, Array.from({ length: 20000 }, (_, i) => `${i + 1},`).join(''));
+    await withClient(async (client) => {
+      const out = await copied(client, `SELECT n || ',' FROM generate_series(1, 20000) AS n`);
+      assert.ok(out === Array.from({ length: 20000 }, (_, i) => `${i + 1},`).join(''), `${out.length} characters`);
+    });
+  });
+
+  it('fails with the server, or on a statement that is not a COPY TO, and leaves the connection usable', async () => {
+    await withClient(async (client) => {
+      await assert.rejects(copied(client, `SELECT (1 / (n - 15000))::text FROM generate_series(1, 20000) AS n`), /division by zero/);
+      await assert.rejects(client.query(new CopyRecordsQuery('SELECT 1')).records, /returned rows/);
+      await assert.rejects(client.query(new CopyRecordsQuery('COPY (SELECT 1, 2) TO STDOUT (FORMAT binary)')).records, /2 fields/);
+      assert.equal((await client.query('SELECT 1 AS one')).rows[0].one, 1);
+    });
   });
 });

@@ -26,7 +26,7 @@ const enum At {
   End,
 }
 
-/** A push parser: each chunk in, the record bytes it completes or carries out (one fresh buffer). */
+/** A push parser: the chunks of a binary COPY in, in order; its records' bytes gathered, taken out when wanted. */
 export class CopyBinaryParser {
   private at = At.Header;
   /** Bytes of the extension or the value still to come. */
@@ -34,13 +34,12 @@ export class CopyBinaryParser {
   /** A fixed-size piece (header, field count, length) split across chunks, gathered here. */
   private readonly split = Buffer.alloc(HEADER_BYTES);
   private splitHave = 0;
+  /** The records' bytes so far, copied out of the chunks (the consumer may keep them: the render cache shares its writes). */
+  private out = Buffer.allocUnsafe(0);
+  private written = 0;
 
-  /** The record bytes in `chunk` (a record split across chunks comes out in pieces), or null when none. */
-  push(chunk: Uint8Array): Buffer | null {
-    // The records are at most the chunk's bytes; copied out, so the consumer may keep them
-    // (the render cache shares its writes with readers).
-    const out = Buffer.allocUnsafe(chunk.length);
-    let written = 0;
+  /** Reads `chunk` (any piece of the COPY: a record may be split across chunks). */
+  push(chunk: Uint8Array): void {
     let offset = 0;
     const end = chunk.length;
     while (offset < end) {
@@ -84,8 +83,9 @@ export class CopyBinaryParser {
         }
         case At.Value: {
           const used = Math.min(this.left, end - offset);
-          out.set(chunk.subarray(offset, offset + used), written);
-          written += used;
+          this.room(used);
+          this.out.set(chunk.subarray(offset, offset + used), this.written);
+          this.written += used;
           offset += used;
           this.left -= used;
           if (this.left === 0) this.at = At.Row;
@@ -110,7 +110,23 @@ export class CopyBinaryParser {
           throw new Error('COPY binary: data after the trailer');
       }
     }
-    return written === 0 ? null : out.subarray(0, written);
+  }
+
+  /** The record bytes read since the last take, or null when none. */
+  take(): Buffer | null {
+    if (this.written === 0) return null;
+    const records = this.out.subarray(0, this.written);
+    this.out = Buffer.allocUnsafe(0);
+    this.written = 0;
+    return records;
+  }
+
+  private room(bytes: number): void {
+    if (this.written + bytes <= this.out.length) return;
+    // Doubling: a page of ~1 MiB is copied ~twice over on its way in, not once per record.
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.out.length, this.written + bytes, 64 * 1024));
+    grown.set(this.out.subarray(0, this.written));
+    this.out = grown;
   }
 
   /** Throws unless the trailer came: a COPY cut short must not pass for a whole one. */
@@ -132,18 +148,4 @@ function readHeader(header: Buffer): number {
   if (!header.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('COPY binary: not a binary COPY signature');
   if ((header.readUInt32BE(SIGNATURE.length) & CRITICAL_FLAGS) !== 0) throw new Error('COPY binary: unknown critical flags');
   return header.readUInt32BE(SIGNATURE.length + 4);
-}
-
-/**
- * The record bytes of a binary COPY's stream, in order. Pulled: a chunk of `source` is read only
- * when the consumer asks for more, so a slow consumer pauses the source (pg-copy-streams then
- * stops reading the socket) instead of gathering the rest here.
- */
-export async function* copyBinaryRecords(source: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
-  const parser = new CopyBinaryParser();
-  for await (const chunk of source) {
-    const records = parser.push(chunk);
-    if (records) yield records;
-  }
-  parser.end();
 }

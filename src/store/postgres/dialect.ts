@@ -55,7 +55,7 @@ export class PostgresDialect implements SqlDialect {
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
     this.databaseUrl = databaseUrl;
-    this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config), readTimeoutMs: REQUEST_READ_MS });
+    this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config) });
   }
 
   private readonly databaseUrl: string;

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import pg from 'pg';
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
@@ -9,7 +9,7 @@ import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.j
 import { compilePgRecord, type CompiledPgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
 import { compilePgXmlRecord } from './xml-sql.js';
-import { copyBinaryRecords } from './copy-binary.js';
+import { CopyRecordsQuery } from './copy-out.js';
 import { recordPages } from './record-pages.js';
 
 const { escapeLiteral } = pg;
@@ -21,8 +21,6 @@ export interface PostgresConnection {
   withClient<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T>;
   /** A query config that gives up after the request-path read timeout. */
   timed<T extends object>(config: T): T;
-  /** What `timed` allows a read, for reads it cannot time (a COPY). */
-  readTimeoutMs: number;
 }
 
 /** SQLSTATE unique_violation. */
@@ -122,26 +120,10 @@ export class PostgresItems implements DialectItems {
     yield* recordPages(rows[0], (from, to) => this.copyRecords(page(from, to)));
   }
 
-  /**
-   * The records a binary COPY of one text column sends, framing stripped (copy-binary.ts). The
-   * server's C code builds and sends each record: no per-page aggregate, no result row to decode.
-   */
-  private copyRecords(sql: string): Promise<Buffer[]> {
-    return this.c.withClient(async (client) => {
-      const stream = client.query(copyTo(sql));
-      // pg's query_timeout does not reach a COPY; this gives up as it would (the same error, a 503),
-      // and withClient discards the connection, still inside the COPY.
-      const timer = setTimeout(() => stream.destroy(new Error('Query read timeout')), this.c.readTimeoutMs);
-      try {
-        const records: Buffer[] = [];
-        for await (const chunk of copyBinaryRecords(stream)) records.push(chunk);
-        // One buffer a page, as the socket's reads are often a few KiB: every chunk handed on
-        // passes through the writer's, the store guard's and the render cache's generators.
-        return records.length > 1 ? [Buffer.concat(records)] : records;
-      } finally {
-        clearTimeout(timer);
-      }
-    });
+  /** The records of one page: the server's C code builds and sends each (copy-out.ts); no per-page aggregate, no result row to decode. */
+  private async copyRecords(sql: string): Promise<Buffer[]> {
+    const records = await this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(sql))).records);
+    return records ? [records] : [];
   }
 }
 

@@ -144,7 +144,7 @@ function compilePgAny(spec: RecordSpec, firstParam: number): CompiledPgRecord {
  * expression's own text is this module's SQL (the profile's texts are all in `values`), so a
  * `$` followed by digits in it is always a placeholder.
  */
-export function inlineParameters(expression: string, values: readonly string[], firstParam: number): string {
+function inlineParameters(expression: string, values: readonly string[], firstParam: number): string {
   return expression.replace(/\$(\d+)/g, (_, n: string) => {
     const value = values[Number(n) - firstParam];
     if (value === undefined) throw new Error(`no value for $${n}`);

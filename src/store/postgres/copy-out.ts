@@ -39,7 +39,7 @@ export class CopyRecordsQuery implements pg.Submittable {
     try {
       this.parser.push(message.chunk);
     } catch (error) {
-      // Kept until the server is done with the statement, so the connection stays in step.
+      // Reported when the statement ends (pg routes its remaining messages here until then).
       this.failure = error as Error;
     }
   }

@@ -15,8 +15,8 @@ export const FIRST_PAGE_POSITIONS = 1000;
 /**
  * Pages being read at once. The server's work per record (~2.3 µs for a JSON item, ~2.7 µs for
  * XML, against ~0.9 µs for COPY's own text) is what limits a render, and two backends share it
- * over two cores: 100k JSON items in 0.17–0.22 s instead of 0.27–0.38 s with one (bench, 2 CPUs).
- * As many connections as the paged queries before COPY (a page and the next).
+ * over two cores: 100k JSON items in 0.17–0.30 s instead of 0.27–0.38 s with one (2 CPUs;
+ * bench/RESULTS.md, "night"). As many connections as the paged queries before COPY held.
  */
 export const PAGES_IN_FLIGHT = 2;
 

@@ -13,7 +13,9 @@
  * run of the client, alternating which goes first; the figure is items/s, ours ÷ the client's.
  * Goal ≥ 1.0×.
  *
- *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml] [--quick] [--database-url postgres://…]
+ * `--formats json,xml,csv` adds the CSV (CONTRACT's legacy columns); `--dialects postgresql` skips SQLite.
+ *
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml] [--dialects sqlite,postgresql] [--quick] [--database-url postgres://…]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +35,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     items: { type: 'string' },
     formats: { type: 'string', default: 'json,xml' },
+    dialects: { type: 'string', default: 'sqlite,postgresql' },
     quick: { type: 'boolean', default: false },
     'database-url': { type: 'string' },
   },
@@ -40,6 +43,7 @@ const { values: args } = parseArgs({
 const ROUNDS = Math.max(5, Number(args.rounds));
 const ITEMS = Number(args.items ?? (args.quick ? 20_000 : 100_000));
 const FORMATS = args.formats.split(',');
+const DIALECTS = args.dialects.split(',');
 /** Where `npm test` looks for PostgreSQL (scripts/run-tests.mjs). */
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -105,7 +109,10 @@ async function checkAnswer(format: string, databaseUrl: string, key: string): Pr
   try {
     const answer = await fetch(`${server.base}/api/export/latest?key=${key}&format=${format}`, { headers: { 'accept-encoding': 'identity' } });
     const text = await answer.text();
-    const items = format === 'json' ? (JSON.parse(text) as { items: unknown[] }).items.length : text.split('<item>').length - 1;
+    // CSV: a header line, then a line per item (the bench items hold no line breaks).
+    const items = format === 'json' ? (JSON.parse(text) as { items: unknown[] }).items.length
+      : format === 'xml' ? text.split('<item>').length - 1
+      : text.split('\n').filter((line) => line !== '').length - 1;
     if (items !== ITEMS) throw new Error(`the ${format} holds ${items} items, not ${ITEMS}`);
   } finally {
     await server.stop();
@@ -172,14 +179,16 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
 
 try {
   const sqliteFile = join(dir, 'bench.db');
-  await measure({
+  if (DIALECTS.includes('sqlite')) await measure({
     name: 'SQLite',
     databaseUrl: `sqlite:${sqliteFile}`,
     reference: '`sqlite3 -json` printing the same rows (legacy columns, publication order)',
     client: (listId) => ['sqlite3', ['-json', sqliteFile, `${LEGACY_SELECT} WHERE price_list_id = ${listId} ORDER BY seq`]],
   });
   const pgAdmin = args['database-url'] ?? DEFAULT_PG_URL;
-  if (args['database-url'] !== undefined || (await reachable(pgAdmin))) {
+  if (!DIALECTS.includes('postgresql')) {
+    console.log('PostgreSQL: not asked for (--dialects)');
+  } else if (args['database-url'] !== undefined || (await reachable(pgAdmin))) {
     const created = await createEmptyDatabase(pgAdmin);
     try {
       await measure({

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type pg from 'pg';
+import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
@@ -9,6 +9,10 @@ import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.j
 import { compilePgRecord, type CompiledPgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
 import { compilePgXmlRecord } from './xml-sql.js';
+import { CopyRecordsQuery } from './copy-out.js';
+import { recordPages } from './record-pages.js';
+
+const { escapeLiteral } = pg;
 
 /** What the item paths use of the dialect's pool. */
 export interface PostgresConnection {
@@ -19,8 +23,6 @@ export interface PostgresConnection {
   timed<T extends object>(config: T): T;
 }
 
-/** Positions per page of render: ~350 KiB of CSV records, ~1 MiB of JSON items. */
-const RECORDS_PER_PAGE = 5000;
 /** SQLSTATE unique_violation. */
 const UNIQUE_VIOLATION = '23505';
 const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}`;
@@ -99,41 +101,29 @@ export class PostgresItems implements DialectItems {
   }
 
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    const { expression, values } = compilePgAny(spec, 4);
-    // PostgreSQL builds each page of records in its own process; the next page is asked for
-    // before this one is handed on, so both sides work at once. Pages are ranges of positions,
-    // as SQLite's (sqlite/list-pages.ts), not keyset pages with a LIMIT: on a list published
-    // since the table's statistics were taken (every new list, until ANALYZE) the planner
-    // expects a handful of rows and reads the whole rest of the list for each LIMIT page, then
-    // sorts it (100k items: ~14 ms a page instead of ~2 ms, the pages quadratic in all).
-    const text = `SELECT string_agg(line, '' ORDER BY seq)
-                    FROM (SELECT seq, ${expression} AS line FROM price_items
-                           WHERE price_list_id = $1 AND seq >= $2 AND seq < $3 ${options.onlyAvailable ? 'AND available' : ''}) page`;
+    // COPY takes no bound parameters: the profile's texts go into the statement as literals.
+    const { expression, values } = compilePgAny(spec, 1);
+    const record = inlineParameters(expression, values, 1);
+    // Pages are ranges of positions, as SQLite's (sqlite/list-pages.ts), not keyset pages with a
+    // LIMIT: on a list published since the table's statistics were taken (every new list, until
+    // ANALYZE) the planner expects a handful of rows and reads the whole rest of the list for
+    // each LIMIT page, then sorts it (100k items: ~14 ms a page instead of ~2 ms).
+    const page = (from: number, to: number) =>
+      `COPY (SELECT ${record} FROM price_items
+              WHERE price_list_id = ${sqlInteger(priceListId)} AND seq >= ${sqlInteger(from)} AND seq < ${sqlInteger(to)}
+                    ${options.onlyAvailable ? 'AND available' : ''}
+              ORDER BY seq) TO STDOUT (FORMAT binary)`;
     // Both ends from the primary key (min and max each one index probe).
     const { rows } = await this.c.pool.query<[number | null, number | null]>(
       this.c.timed({ text: 'SELECT min(seq), max(seq) FROM price_items WHERE price_list_id = $1', values: [priceListId], rowMode: 'array' }),
     );
-    const [first, last] = rows[0];
-    if (first === null || last === null) return;
-    const page = (from: number) => {
-      const asked = this.c.pool.query<[string | null]>(
-        this.c.timed({ text, values: [priceListId, from, from + RECORDS_PER_PAGE, ...values], rowMode: 'array' }),
-      );
-      // A page asked for ahead may fail while the consumer is elsewhere: thrown when awaited.
-      asked.catch(() => undefined);
-      return asked;
-    };
-    let from = first;
-    let next = page(from);
-    for (;;) {
-      const [records] = (await next).rows[0];
-      from += RECORDS_PER_PAGE;
-      const more = from <= last;
-      if (more) next = page(from);
-      // A page whose rows the filter all dropped (or a gap of refused duplicates) builds nothing.
-      if (records !== null) yield Buffer.from(records, 'utf8');
-      if (!more) return;
-    }
+    yield* recordPages(rows[0], (from, to) => this.copyRecords(page(from, to)));
+  }
+
+  /** The records of one page: the server's C code builds and sends each (copy-out.ts); no per-page aggregate, no result row to decode. */
+  private async copyRecords(sql: string): Promise<Buffer[]> {
+    const records = await this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(sql))).records);
+    return records ? [records] : [];
   }
 }
 
@@ -147,6 +137,24 @@ function compilePgAny(spec: RecordSpec, firstParam: number): CompiledPgRecord {
     case 'xml':
       return compilePgXmlRecord(spec, firstParam);
   }
+}
+
+/**
+ * The compiled expression with each `$n` replaced by its value as a quoted literal. The
+ * expression's own text is this module's SQL (the profile's texts are all in `values`), so a
+ * `$` followed by digits in it is always a placeholder.
+ */
+function inlineParameters(expression: string, values: readonly string[], firstParam: number): string {
+  return expression.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = values[Number(n) - firstParam];
+    if (value === undefined) throw new Error(`no value for $${n}`);
+    return escapeLiteral(value);
+  });
+}
+
+function sqlInteger(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
+  return String(n);
 }
 
 /** COPY text format: tab-separated, `\N` for null, backslash escapes for the separators. */

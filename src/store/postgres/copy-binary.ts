@@ -1,0 +1,151 @@
+/*
+ * The records of `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)`, without COPY's
+ * framing. Binary rather than text COPY: a value goes out as its bytes, with nothing escaped
+ * that would have to be unescaped here (text COPY doubles every backslash and writes a newline
+ * as `\n`). Layout (PostgreSQL docs, "COPY", Binary Format): an 11-byte signature, an int32 of
+ * flags, an int32 length of a header extension and the extension; then per row an int16 field
+ * count, and per field an int32 length (-1: NULL) and that many bytes; a field count of -1 ends
+ * the data. Integers are big-endian.
+ */
+
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+/** Signature, flags, extension length. */
+const HEADER_BYTES = SIGNATURE.length + 4 + 4;
+/** Bits 16–31 are critical flags (bit 16: OIDs included, servers before 12 only): rows laid out otherwise. */
+const CRITICAL_FLAGS = 0xffff0000;
+
+/** Where the parser is: each state's bytes may be split across chunks. */
+const enum At {
+  Header,
+  Extension,
+  /** A row's int16 field count. */
+  Row,
+  /** The record's int32 length. */
+  Length,
+  Value,
+  End,
+}
+
+/** A push parser: the chunks of a binary COPY in, in order; its records' bytes gathered, taken out when wanted. */
+export class CopyBinaryParser {
+  private at = At.Header;
+  /** Bytes of the extension or the value still to come. */
+  private left = 0;
+  /** A fixed-size piece (header, field count, length) split across chunks, gathered here. */
+  private readonly split = Buffer.alloc(HEADER_BYTES);
+  private splitHave = 0;
+  /** The records' bytes so far, copied out of the chunks (the consumer may keep them: the render cache shares its writes). */
+  private out = Buffer.allocUnsafe(0);
+  private written = 0;
+
+  /** Reads `chunk` (any piece of the COPY: a record may be split across chunks). */
+  push(chunk: Uint8Array): void {
+    let offset = 0;
+    const end = chunk.length;
+    while (offset < end) {
+      switch (this.at) {
+        case At.Row: {
+          let fields: number;
+          // The common case, read in place; a count split across chunks is gathered first.
+          if (this.splitHave === 0 && end - offset >= 2) {
+            fields = ((chunk[offset] << 24) | (chunk[offset + 1] << 16)) >> 16;
+            offset += 2;
+          } else {
+            offset = this.gather(chunk, offset, 2);
+            if (this.splitHave < 2) break;
+            fields = this.split.readInt16BE(0);
+            this.splitHave = 0;
+          }
+          if (fields === 1) this.at = At.Length;
+          else if (fields === -1) this.at = At.End;
+          else throw new Error(`COPY binary: a row of ${fields} fields, not one record`);
+          break;
+        }
+        case At.Length: {
+          let size: number;
+          if (this.splitHave === 0 && end - offset >= 4) {
+            size = (chunk[offset] << 24) | (chunk[offset + 1] << 16) | (chunk[offset + 2] << 8) | chunk[offset + 3];
+            offset += 4;
+          } else {
+            offset = this.gather(chunk, offset, 4);
+            if (this.splitHave < 4) break;
+            size = this.split.readInt32BE(0);
+            this.splitHave = 0;
+          }
+          // A NULL record (-1) has no bytes, as string_agg skipped it; an empty one neither.
+          if (size > 0) {
+            this.at = At.Value;
+            this.left = size;
+          } else {
+            this.at = At.Row;
+          }
+          break;
+        }
+        case At.Value: {
+          const used = Math.min(this.left, end - offset);
+          this.room(used);
+          this.out.set(chunk.subarray(offset, offset + used), this.written);
+          this.written += used;
+          offset += used;
+          this.left -= used;
+          if (this.left === 0) this.at = At.Row;
+          break;
+        }
+        case At.Header: {
+          offset = this.gather(chunk, offset, HEADER_BYTES);
+          if (this.splitHave < HEADER_BYTES) break;
+          this.splitHave = 0;
+          this.left = readHeader(this.split);
+          this.at = this.left === 0 ? At.Row : At.Extension;
+          break;
+        }
+        case At.Extension: {
+          const used = Math.min(this.left, end - offset);
+          offset += used;
+          this.left -= used;
+          if (this.left === 0) this.at = At.Row;
+          break;
+        }
+        case At.End:
+          throw new Error('COPY binary: data after the trailer');
+      }
+    }
+  }
+
+  /** The record bytes read since the last take, or null when none. */
+  take(): Buffer | null {
+    if (this.written === 0) return null;
+    const records = this.out.subarray(0, this.written);
+    this.out = Buffer.allocUnsafe(0);
+    this.written = 0;
+    return records;
+  }
+
+  private room(bytes: number): void {
+    if (this.written + bytes <= this.out.length) return;
+    // Doubling: a page of ~1 MiB is copied ~twice over on its way in, not once per record.
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.out.length, this.written + bytes, 64 * 1024));
+    grown.set(this.out.subarray(0, this.written));
+    this.out = grown;
+  }
+
+  /** Throws unless the trailer came: a COPY cut short must not pass for a whole one. */
+  end(): void {
+    if (this.at !== At.End) throw new Error('COPY binary: the data ended before its trailer');
+  }
+
+  /** Adds to `split` what it lacks of `size` bytes from `chunk` at `offset`; the offset after. */
+  private gather(chunk: Uint8Array, offset: number, size: number): number {
+    const used = Math.min(size - this.splitHave, chunk.length - offset);
+    this.split.set(chunk.subarray(offset, offset + used), this.splitHave);
+    this.splitHave += used;
+    return offset + used;
+  }
+}
+
+/** The header's extension length, once the signature and flags are checked. */
+function readHeader(header: Buffer): number {
+  if (!header.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('COPY binary: not a binary COPY signature');
+  if ((header.readUInt32BE(SIGNATURE.length) & CRITICAL_FLAGS) !== 0) throw new Error('COPY binary: unknown critical flags');
+  return header.readUInt32BE(SIGNATURE.length + 4);
+}

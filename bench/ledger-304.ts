@@ -5,19 +5,26 @@
  * rounds so both see the same load from the rest of the (shared) machine; the figure is the
  * median of the rounds' ratios, with their min–max.
  *
- *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32]
+ *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32] [--profile]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/store/factory.js';
+import { framesTable, monotonicMicros, threadProfiles, topFrames, type Window } from './cpu-profile.js';
 import { benchStore } from './bench-data.js';
 import { download } from './http-client.js';
 import { cpuSeconds, startServer, type ServerProcess } from './server-process.js';
 import { wrk } from './wrk.js';
 
-const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' },
+    // Both servers under --cpu-prof: their main threads' top frames in the last round are printed at the end.
+    profile: { type: 'boolean', default: false },
+  },
+});
 const ROUNDS = Math.max(5, Number(args.rounds));
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
@@ -39,7 +46,10 @@ try {
   await store.close();
 
   const start = (ledgerDays: string) =>
-    startServer({ command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env: { LEDGER_DAYS: ledgerDays } });
+    startServer({
+      command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env: { LEDGER_DAYS: ledgerDays },
+      nodeFlags: args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `profile-${ledgerDays}`)}`] : [],
+    });
   const on = await start('30');
   servers.push(on);
   const off = await start('0');
@@ -52,6 +62,7 @@ try {
     if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
   }
 
+  const windows: Record<'on' | 'off', Window | null> = { on: null, off: null };
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
   const rates = { on: [] as number[], off: [] as number[] };
@@ -63,11 +74,13 @@ try {
     for (const which of order) {
       const s = which === 'on' ? on : off;
       const cpuBefore = cpuSeconds(s.pid);
+      const from = monotonicMicros();
       const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag } });
       // A few wrk timeouts on a loaded machine are reported, not fatal; the ratio still compares like with like.
       if (run.errors.length > 0) problems.push(`round ${round + 1} ${which}: ${run.errors.join('; ')}`);
       result[which] = { rps: run.requestsPerSecond, cpuPerRequest: (cpuSeconds(s.pid) - cpuBefore) / (run.requestsPerSecond * SECONDS) };
       rates[which].push(run.requestsPerSecond);
+      windows[which] = { from, to: monotonicMicros() };
     }
     ratios.push(result.on.rps / result.off.rps);
     cpuRatios.push(result.off.cpuPerRequest / result.on.cpuPerRequest);
@@ -85,6 +98,14 @@ try {
   const recorded = (await check.deliveries.ledger.page('bench-ledger', 1, null)).length;
   await check.close();
   console.log(`ledger rows written by the "on" server: ${recorded > 0 ? 'yes' : 'NONE (the ledger did not record)'}`);
+  for (const s of servers.splice(0)) await s.stop();
+  if (args.profile) {
+    for (const [which, days] of [['on', '30'], ['off', '0']] as const) {
+      const { main } = threadProfiles(join(dir, `profile-${days}`));
+      const window = windows[which];
+      if (main && window) console.log(`\nThe "${which}" server's main thread, last round:\n\n${framesTable(topFrames(main, 30, window))}`);
+    }
+  }
 } finally {
   for (const s of servers) await s.stop();
   rmSync(dir, { recursive: true, force: true });

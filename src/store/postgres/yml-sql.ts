@@ -70,8 +70,10 @@ export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): Com
         readsExtra = true;
         // json_each_text walks a `json` object in its text's order, which is the order JSON.parse
         // gives (the text was JSON.stringify's: integer-like keys already first).
-        return `(SELECT string_agg(concat(${param('<param name="')}, ${attribute('a.key')}, ${param('">')}, ${text('a.value')}, ${param('</param>\n')}), '' ORDER BY a.n)
-                   FROM json_each_text(e.attributes) WITH ORDINALITY AS a(key, value, n))`;
+        // An item without attributes skips the subquery (100k bench items: 180 ms of 670 without the test).
+        return `CASE WHEN e.attributes IS NOT NULL THEN
+                  (SELECT string_agg(concat(${param('<param name="')}, ${attribute('a.key')}, ${param('">')}, ${text('a.value')}, ${param('</param>\n')}), '' ORDER BY a.n)
+                     FROM json_each_text(e.attributes) WITH ORDINALITY AS a(key, value, n)) END`;
       case 'param': {
         if ('attribute' in p) {
           readsExtra = true;

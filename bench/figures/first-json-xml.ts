@@ -1,11 +1,12 @@
 /*
- * Issue #18, goal 1: the first (uncached) JSON and XML exports, now built by the database
- * (model/json-record.ts, model/xml-record.ts), against the database's own command-line client
- * dumping the same rows:
+ * Issue #18, goal 1: the first (uncached) JSON, XML and YML exports, now built by the database
+ * (model/json-record.ts, model/xml-record.ts, model/yml-record.ts), against the database's own
+ * command-line client dumping the same rows:
  *
- * - SQLite: a fresh server's first `format=json` (then `format=xml`) download of ITEMS items
+ * - SQLite: a fresh server's first `format=json` (then `xml`, `yml`) download of ITEMS items
  *   over HTTP ÷ `sqlite3 -json` printing the same rows (the legacy columns, in publication
- *   order) of the same database file;
+ *   order; for YML, whose offers also read category, vendor, attributes… out of `extra`, the
+ *   legacy columns and `extra`) of the same database file;
  * - PostgreSQL (when --database-url is given, or the test server answers at its usual address):
  *   the same downloads from a server on PostgreSQL ÷ `psql -c "\copy (SELECT …) TO STDOUT"`.
  *
@@ -13,9 +14,9 @@
  * run of the client, alternating which goes first; the figure is items/s, ours ÷ the client's.
  * Goal ≥ 1.0×.
  *
- * `--formats json,xml,csv` adds the CSV (CONTRACT's legacy columns); `--dialects postgresql` skips SQLite.
+ * `--formats json,xml,yml,csv` adds the CSV (CONTRACT's legacy columns); `--dialects postgresql` skips SQLite.
  *
- *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml] [--dialects sqlite,postgresql] [--quick] [--database-url postgres://…]
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--quick] [--database-url postgres://…]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,7 +35,7 @@ const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     items: { type: 'string' },
-    formats: { type: 'string', default: 'json,xml' },
+    formats: { type: 'string', default: 'json,xml,yml' },
     dialects: { type: 'string', default: 'sqlite,postgresql' },
     quick: { type: 'boolean', default: false },
     'database-url': { type: 'string' },
@@ -50,7 +51,9 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 /** The tree's TypeScript through tsx, as the other figure scripts run it (never a stale build). */
 const command = ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')];
 const dir = mkdtempSync(join(tmpdir(), 'pe-bench-first-json-'));
-const LEGACY_SELECT = 'SELECT offer_id, name, price, old_price, currency, available, quantity, url FROM price_items';
+const LEGACY_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url';
+/** The rows a format's export reads: YML's offers read `extra` too. */
+const selectFor = (format: string): string => `SELECT ${LEGACY_COLUMNS}${format === 'yml' ? ', extra' : ''} FROM price_items`;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function reachable(url: string): Promise<boolean> {
@@ -103,7 +106,7 @@ async function firstDownload(format: string, databaseUrl: string, key: string): 
   }
 }
 
-/** Once, outside the rounds: the first answer is the whole list (JSON: parsed; XML: its items counted). */
+/** Once, outside the rounds: the first answer is the whole list (JSON: parsed; XML, YML: its items or offers counted). */
 async function checkAnswer(format: string, databaseUrl: string, key: string): Promise<void> {
   const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
   try {
@@ -112,6 +115,7 @@ async function checkAnswer(format: string, databaseUrl: string, key: string): Pr
     // CSV: a header line, then a line per item (the bench items hold no line breaks).
     const items = format === 'json' ? (JSON.parse(text) as { items: unknown[] }).items.length
       : format === 'xml' ? text.split('<item>').length - 1
+      : format === 'yml' ? text.split('<offer ').length - 1
       : text.split('\n').filter((line) => line !== '').length - 1;
     if (items !== ITEMS) throw new Error(`the ${format} holds ${items} items, not ${ITEMS}`);
   } finally {
@@ -122,9 +126,9 @@ async function checkAnswer(format: string, databaseUrl: string, key: string): Pr
 interface Dialect {
   name: 'SQLite' | 'PostgreSQL';
   databaseUrl: string;
-  reference: string;
-  /** The client's command line for a list id. */
-  client(listId: number): [string, string[]];
+  reference(format: string): string;
+  /** The client's command line for the rows a format reads of a list. */
+  client(listId: number, format: string): [string, string[]];
 }
 
 async function measure(dialect: Dialect): Promise<void> {
@@ -136,8 +140,7 @@ async function measure(dialect: Dialect): Promise<void> {
   await db.close();
   if (!list) throw new Error('nothing published');
   console.log(`${dialect.name}: ${fmt(ITEMS)} items published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const [file, clientArgs] = dialect.client(list.items_list_id);
-  for (const format of FORMATS) await measureFormat(dialect, format, key, file, clientArgs);
+  for (const format of FORMATS) await measureFormat(dialect, format, key, ...dialect.client(list.items_list_id, format));
 }
 
 async function measureFormat(dialect: Dialect, format: string, key: string, file: string, clientArgs: string[]): Promise<void> {
@@ -170,7 +173,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
     higherIsBetter: true,
     ours: rounds.ours,
     reference: rounds.reference,
-    referenceName: dialect.reference,
+    referenceName: dialect.reference(format),
     goal: '≥ 1.0×',
     met: median(ratios) >= 1,
     notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
@@ -182,8 +185,8 @@ try {
   if (DIALECTS.includes('sqlite')) await measure({
     name: 'SQLite',
     databaseUrl: `sqlite:${sqliteFile}`,
-    reference: '`sqlite3 -json` printing the same rows (legacy columns, publication order)',
-    client: (listId) => ['sqlite3', ['-json', sqliteFile, `${LEGACY_SELECT} WHERE price_list_id = ${listId} ORDER BY seq`]],
+    reference: (format) => `\`sqlite3 -json\` printing the same rows (legacy columns${format === 'yml' ? ' and extra' : ''}, publication order)`,
+    client: (listId, format) => ['sqlite3', ['-json', sqliteFile, `${selectFor(format)} WHERE price_list_id = ${listId} ORDER BY seq`]],
   });
   const pgAdmin = args['database-url'] ?? DEFAULT_PG_URL;
   if (!DIALECTS.includes('postgresql')) {
@@ -194,8 +197,8 @@ try {
       await measure({
         name: 'PostgreSQL',
         databaseUrl: created.url,
-        reference: '`psql -c "\\copy (SELECT the same rows) TO STDOUT"` (text COPY)',
-        client: (listId) => ['psql', [created.url, '-X', '-q', '-c', `\\copy (${LEGACY_SELECT} WHERE price_list_id = ${listId} ORDER BY seq) TO STDOUT`]],
+        reference: (format) => `\`psql -c "\\copy (SELECT the same rows${format === 'yml' ? ', extra too' : ''}) TO STDOUT"\` (text COPY)`,
+        client: (listId, format) => ['psql', [created.url, '-X', '-q', '-c', `\\copy (${selectFor(format)} WHERE price_list_id = ${listId} ORDER BY seq) TO STDOUT`]],
       });
     } finally {
       await created.drop();

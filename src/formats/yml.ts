@@ -1,18 +1,25 @@
 import type { ExportColumn } from '../model/columns.js';
 import { formatMoney } from '../model/money.js';
-import type { PriceItem } from '../model/price-item.js';
-import { renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
-import type { ExportMeta, ExportWriter } from '../model/export-writer.js';
+import { isItemField, type PriceItem } from '../model/price-item.js';
+import type { YmlRecordPart, YmlRecordSpec } from '../model/yml-record.js';
+import { NO_ITEM, renderBuiltRecords, renderText, UTF8_NO_BOM, type TextLayout } from './text-writer.js';
+import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 import { escapeAttribute, escapeText, XML_DECLARATION, xmlValue } from './xml.js';
 
 /*
  * Yandex Market Language, CONTRACT §6.1. The element order inside <shop> and <offer> is
  * fixed by Yandex's shops.dtd (test/fixtures/yandex-shops.dtd; the tests validate every
  * YML they make against it with jing): DTD-validating importers reject other orders.
+ *
+ * The same offers can be built by the store next to the rows (model/yml-record.ts, see
+ * ymlRecordSpec); this JavaScript layout is the reference and the fallback. The header (shop,
+ * currencies, categories) and the footer are always written here.
  */
 
 /** Every YML parser knows the ruble as RUR; Yandex accepts it (CONTRACT §6.1). */
 const ymlCurrency = (code: string): string => (code === 'RUB' ? 'RUR' : code);
+/** The same rule as data, for a store that builds the offers. */
+const YML_CURRENCY_SPELLINGS: Readonly<Record<string, string>> = Object.freeze({ RUB: 'RUR' });
 
 /** RFC 3339 in UTC with an explicit offset, to the second: `2026-11-22T07:00:00+00:00`. */
 const ymlDate = (date: Date): string => `${date.toISOString().slice(0, 19)}+00:00`;
@@ -32,6 +39,8 @@ const ELEMENT_FIELDS = new Set<string>(['offer_id', 'name', 'price', 'currency',
 interface OfferShape {
   has: (field: OptionalField) => boolean;
   params: (item: PriceItem) => string;
+  /** The params as record parts (ymlRecordSpec); null when one cannot be described. */
+  paramParts: () => YmlRecordPart[] | null;
 }
 
 const legacyShape: OfferShape = {
@@ -41,6 +50,7 @@ const legacyShape: OfferShape = {
     if (item.attributes !== null) for (const [key, value] of Object.entries(item.attributes)) text += param(key, escapeText(value));
     return text;
   },
+  paramParts: () => [{ kind: 'attributes' }],
 };
 
 /** With a profile: its fields pick the optional elements, and every other column is a param named by its title. */
@@ -58,6 +68,25 @@ function profileShape(columns: readonly ExportColumn[]): OfferShape {
         if (value !== null && value !== '') text += param(column.title, value);
       }
       return text;
+    },
+    paramParts() {
+      const parts: YmlRecordPart[] = [];
+      for (const column of paramColumns) {
+        const name = escapeAttribute(column.title);
+        if (column.field === null) {
+          // A constant is the same param in every offer (or none, when empty).
+          const value = xmlValue(column.kind, column.get(NO_ITEM));
+          if (value !== null && value !== '') parts.push({ kind: 'literal', text: param(column.title, value) });
+        } else if (column.field.startsWith('attributes.')) {
+          parts.push({ kind: 'param', name, attribute: column.field.slice('attributes.'.length), value: 'text' });
+        } else if (isItemField(column.field) && (column.kind === 'text' || column.kind === 'money')) {
+          // Only purchase_price (money) is an item field outside ELEMENT_FIELDS today.
+          parts.push({ kind: 'param', name, field: column.field, value: column.kind });
+        } else {
+          return null;
+        }
+      }
+      return parts;
     },
   };
 }
@@ -117,11 +146,61 @@ export function ymlOfferLayout(meta: ExportMeta): TextLayout {
   };
 }
 
-export const ymlWriter: ExportWriter = {
+/**
+ * The offers as a spec a store may build itself: ymlOfferLayout's row, element for element. Null
+ * when the layout does something a spec cannot say, and the JavaScript layout renders:
+ * - a meta without the default category (path ''): the layout throws on an offer whose category
+ *   is not declared, a bug upstream that a built offer could only hide behind some id;
+ * - a profile param of a kind no item field outside the offer's elements has (none today).
+ */
+export function ymlRecordSpec(meta: ExportMeta): YmlRecordSpec | null {
+  const ids: Record<string, number> = {};
+  for (const category of meta.categories) ids[category.path] = category.id;
+  const otherwise = Object.hasOwn(ids, '') ? ids[''] : undefined;
+  if (otherwise === undefined) return null;
+  const shape = meta.legacy ? legacyShape : profileShape(meta.columns);
+  const params = shape.paramParts();
+  if (params === null) return null;
+  const has = shape.has;
+  const parts: YmlRecordPart[] = [];
+  // Consecutive literals are joined, so the fixed text between two values is one part.
+  const add = (...added: YmlRecordPart[]) => {
+    for (const part of added) {
+      const last = parts.at(-1);
+      if (part.kind === 'literal' && last?.kind === 'literal') parts[parts.length - 1] = { kind: 'literal', text: last.text + part.text };
+      else parts.push(part);
+    }
+  };
+  add({ kind: 'literal', text: '<offer id="' }, { kind: 'attribute', field: 'offer_id' });
+  add({ kind: 'literal', text: '" available="' }, { kind: 'boolean', field: 'available' }, { kind: 'literal', text: '">\n' });
+  if (has('url')) add({ kind: 'text', field: 'url', element: 'url' });
+  add({ kind: 'money', field: 'price', element: 'price' });
+  if (has('old_price')) add({ kind: 'money', field: 'old_price', element: 'oldprice', above: 'price' });
+  add({ kind: 'text', field: 'currency', element: 'currencyId', spelled: YML_CURRENCY_SPELLINGS });
+  add({ kind: 'category', field: 'category', element: 'categoryId', ids, otherwise });
+  if (has('picture')) add({ kind: 'text', field: 'picture', element: 'picture' });
+  add({ kind: 'text', field: 'name', element: 'name' });
+  if (has('vendor')) add({ kind: 'text', field: 'vendor', element: 'vendor' });
+  if (has('vendor_code')) add({ kind: 'text', field: 'vendor_code', element: 'vendorCode' });
+  if (has('description')) add({ kind: 'text', field: 'description', element: 'description' });
+  if (has('barcode')) add({ kind: 'text', field: 'barcode', element: 'barcode' });
+  if (has('quantity')) add({ kind: 'integer', field: 'quantity', element: 'count' });
+  add(...params, { kind: 'literal', text: '</offer>\n' });
+  return { format: 'yml', parts };
+}
+
+export const ymlWriter: RecordSourceWriter = {
   format: 'yml',
   extension: 'yml',
   // The offer elements read fields beyond the columns; every offer names its category.
   needs: { fields: 'all', categories: true },
+  takesRecordSource: true,
   contentType: () => 'application/xml; charset=utf-8',
-  render: (batches, meta) => renderText(batches, ymlOfferLayout(meta), UTF8_NO_BOM),
+  render(batches, meta, records) {
+    const layout = ymlOfferLayout(meta);
+    const spec = records ? ymlRecordSpec(meta) : null;
+    const built = records && spec ? records(spec) : null;
+    if (built) return renderBuiltRecords(layout.header, built, layout.footer);
+    return renderText(batches, layout, UTF8_NO_BOM);
+  },
 };

@@ -77,7 +77,8 @@ export interface ExportWriter {
 
 /**
  * A writer that may take the records the database builds next to the data (CSV/TSV:
- * model/delimited-record.ts; JSON: model/json-record.ts); it falls back to the items when the
+ * model/delimited-record.ts; JSON, XML, YML: model/json-record.ts, xml-record.ts,
+ * yml-record.ts); it falls back to the items when the
  * layout cannot be described as a record spec, or the store declines it.
  */
 export interface RecordSourceWriter extends ExportWriter {

@@ -1,9 +1,10 @@
 import type { DelimitedRecordSpec } from './delimited-record.js';
 import type { JsonRecordSpec } from './json-record.js';
 import type { XmlRecordSpec } from './xml-record.js';
+import type { YmlRecordSpec } from './yml-record.js';
 
-/** Every kind of record a store may build next to the rows: CSV/TSV records, JSON and XML items. */
-export type RecordSpec = DelimitedRecordSpec | JsonRecordSpec | XmlRecordSpec;
+/** Every kind of record a store may build next to the rows: CSV/TSV records, JSON and XML items, YML offers. */
+export type RecordSpec = DelimitedRecordSpec | JsonRecordSpec | XmlRecordSpec | YmlRecordSpec;
 
 /**
  * Renders the records of a spec, UTF-8, in publication order, in chunks of whole records; or

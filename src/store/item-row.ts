@@ -9,7 +9,8 @@ export type ExtraFields = Pick<
   'purchase_price' | 'picture' | 'vendor' | 'vendor_code' | 'barcode' | 'description' | 'category' | 'competitors' | 'attributes'
 >;
 
-const EXTRA_KEYS = [
+/** The fields kept as keys of `extra`, absent when null. */
+export const EXTRA_KEYS = [
   'purchase_price', 'picture', 'vendor', 'vendor_code', 'barcode', 'description', 'category', 'competitors', 'attributes',
 ] as const;
 

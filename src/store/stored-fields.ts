@@ -1,4 +1,5 @@
 import type { RecordSpec } from '../model/record-spec.js';
+import { EXTRA_KEYS } from './item-row.js';
 
 /**
  * The item fields every dialect keeps in columns of their own (CONTRACT §5's legacy fields);
@@ -13,6 +14,17 @@ export const isStoredField = (field: string | null): field is StoredField => STO
 /** The stored fields every item has (NOT NULL in both schemas): a record needs no null case for them. */
 export const REQUIRED_FIELDS: ReadonlySet<StoredField> = new Set(['offer_id', 'name', 'price', 'currency', 'available']);
 
-/** Whether the database can build these records itself: every field it reads is a column. */
-export const canBuildRecords = (spec: RecordSpec): boolean =>
-  (spec.format === 'delimited' ? spec.fields : spec.parts).every((part) => part.kind === 'literal' || isStoredField(part.field));
+export type ExtraField = (typeof EXTRA_KEYS)[number];
+export const isExtraField = (field: string): field is ExtraField => EXTRA_KEYS.includes(field as ExtraField);
+
+/**
+ * Whether the database can build these records itself: every field it reads is a column; YML
+ * offers may also read keys of `extra` (their compilers parse it with the database's JSON
+ * functions: an offer's category, vendor, picture and attributes live there).
+ */
+export function canBuildRecords(spec: RecordSpec): boolean {
+  if (spec.format === 'yml') {
+    return spec.parts.every((part) => !('field' in part) || isStoredField(part.field) || isExtraField(part.field));
+  }
+  return (spec.format === 'delimited' ? spec.fields : spec.parts).every((part) => part.kind === 'literal' || isStoredField(part.field));
+}

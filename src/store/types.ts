@@ -205,9 +205,9 @@ export interface PriceListRepository {
   readItems(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
   /**
    * The list's items as records built by the database itself (UTF-8, publication order, chunks
-   * of whole records): CSV/TSV records (model/delimited-record.ts) or JSON items
-   * (model/json-record.ts). Null when the spec reads a
-   * field the database keeps in no column of its own (stored-fields.ts): the writer renders those.
+   * of whole records): CSV/TSV records (model/delimited-record.ts), JSON or XML items
+   * (model/json-record.ts, model/xml-record.ts), YML offers (model/yml-record.ts). Null when the
+   * spec reads a field the database cannot read itself (stored-fields.ts): the writer renders those.
    */
   renderRecords(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null;
   /**

@@ -19,3 +19,14 @@ export const XML_REFERENCES: readonly (readonly [string, string])[] = [
   ['>', '&gt;'],
   ['\r', '&#13;'],
 ];
+
+/**
+ * An attribute value's references (escapeAttribute in formats/xml.ts): the text's, then `"`, and
+ * tab and LF, which a parser would read back as spaces.
+ */
+export const XML_ATTRIBUTE_REFERENCES: readonly (readonly [string, string])[] = [
+  ...XML_REFERENCES,
+  ['"', '&quot;'],
+  ['\t', '&#9;'],
+  ['\n', '&#10;'],
+];

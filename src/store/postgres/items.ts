@@ -9,6 +9,7 @@ import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.j
 import { compilePgRecord, type CompiledPgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
 import { compilePgXmlRecord } from './xml-sql.js';
+import { compilePgYmlRecord } from './yml-sql.js';
 import { CopyRecordsQuery } from './copy-out.js';
 import { recordPages } from './record-pages.js';
 
@@ -136,6 +137,8 @@ function compilePgAny(spec: RecordSpec, firstParam: number): CompiledPgRecord {
       return compilePgJsonRecord(spec, firstParam);
     case 'xml':
       return compilePgXmlRecord(spec, firstParam);
+    case 'yml':
+      return compilePgYmlRecord(spec, firstParam);
   }
 }
 

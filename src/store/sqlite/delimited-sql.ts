@@ -14,6 +14,8 @@ export interface CompiledRecord {
   expression: string;
   /** Named parameters the expression uses (without the `@`). */
   params: Record<string, string>;
+  /** Whether the expression reads the row's `extra` JSON text besides the stored fields (YML offers). */
+  readsExtra?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS } from '../item-row.js';
 import { quoteFreeMask } from './delimited-sql.js';
 import { xmlPlainMask } from './xml-sql.js';
+import { ymlPlainMask } from './yml-sql.js';
 
 /**
  * One price_items row: OR IGNORE + `changes` finds duplicate offer_ids through the unique
@@ -13,6 +14,6 @@ export const INSERT_ITEM_SQL = `INSERT OR IGNORE INTO price_items (price_list_id
 export function itemInsertValues(priceListId: number, seq: number, item: PriceItem): unknown[] {
   return [
     priceListId, seq, item.offer_id, item.name, item.price, item.old_price, item.currency,
-    item.available ? 1 : 0, item.quantity, item.url, extraJson(item), quoteFreeMask(item) | xmlPlainMask(item),
+    item.available ? 1 : 0, item.quantity, item.url, extraJson(item), quoteFreeMask(item) | xmlPlainMask(item) | ymlPlainMask(item),
   ];
 }

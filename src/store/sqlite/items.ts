@@ -8,6 +8,7 @@ import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.j
 import { compileRecord, type CompiledRecord } from './delimited-sql.js';
 import { compileJsonRecord } from './json-sql.js';
 import { compileXmlRecord } from './xml-sql.js';
+import { compileYmlRecord } from './yml-sql.js';
 import { INSERT_ITEM_SQL, itemInsertValues } from './item-insert.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
 import type { AppendThread } from './store-threads.js';
@@ -72,14 +73,14 @@ export class SqliteItems implements DialectItems {
   }
 
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    const { expression, params } = compileAny(spec);
+    const { expression, params, readsExtra } = compileAny(spec);
     // Each page is one blob of records made by SQLite, so no row becomes a JavaScript object
     // (bench/RESULTS.md, "First (uncached) CSV"). The subquery hands its rows over in seq order
     // and group_concat joins them in arrival order (`group_concat(… ORDER BY seq)` would sort
     // again, ~35 % slower); delimited-records.contract.test.ts checks the order across pages.
     const query: PageQuery = {
       sql: `SELECT CAST(group_concat(${expression}, '') AS BLOB)
-              FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free FROM price_items
+              FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free${readsExtra ? ', extra' : ''} FROM price_items
                      WHERE price_list_id = @list AND seq >= @from AND seq < @to ${options.onlyAvailable ? 'AND available = 1' : ''}
                      ORDER BY seq)`,
       params,
@@ -107,5 +108,7 @@ function compileAny(spec: RecordSpec): CompiledRecord {
       return compileJsonRecord(spec);
     case 'xml':
       return compileXmlRecord(spec);
+    case 'yml':
+      return compileYmlRecord(spec);
   }
 }

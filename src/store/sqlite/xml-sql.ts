@@ -16,7 +16,6 @@ import type { CompiledRecord } from './delimited-sql.js';
  * ~30 of the class, which made the first XML slower than `sqlite3 -json` (0.63×), so it is
  * only the fallback for rows stored without the bits below.
  */
-const NEEDS_WORK = `*[${XML_REFERENCES.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]*`;
 const NEEDS_WORK_TEST = new RegExp(`[${XML_REFERENCES.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]`);
 
 /**
@@ -25,9 +24,9 @@ const NEEDS_WORK_TEST = new RegExp(`[${XML_REFERENCES.map(([c]) => c).join('')}$
  * tests a bit instead of scanning the text. Rows stored before hold NULL or no such bit there
  * and take the scan.
  */
-const TEXT_FIELDS = STORED_FIELDS.filter((field) => ITEM_FIELDS[field] === 'text');
+export const TEXT_FIELDS = STORED_FIELDS.filter((field) => ITEM_FIELDS[field] === 'text');
 const FIRST_XML_BIT = 16;
-const xmlPlainBit = (field: StoredField): number => 1 << (FIRST_XML_BIT + TEXT_FIELDS.indexOf(field));
+export const xmlPlainBit = (field: StoredField): number => 1 << (FIRST_XML_BIT + TEXT_FIELDS.indexOf(field));
 
 /** The XML bits of an item's `quote_free` column. */
 export function xmlPlainMask(item: Pick<PriceItem, StoredField>): number {
@@ -39,12 +38,25 @@ export function xmlPlainMask(item: Pick<PriceItem, StoredField>): number {
   return mask;
 }
 
-function escaped(column: StoredField): string {
-  let chain: string = column;
+/** A GLOB pattern that matches a text holding one of these characters. */
+export const xmlWorkGlob = (references: readonly (readonly [string, string])[]): string =>
+  `*[${references.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]*`;
+
+/**
+ * `value` (an SQL text expression, evaluated up to three times: a column or a cheap read) with
+ * the characters XML cannot carry dropped and these references made; `needsWork` names the
+ * bound xmlWorkGlob of the same references, `plainBit` a quote_free bit that says there is
+ * nothing to do. NULL stays NULL.
+ */
+export function escapedXmlSql(value: string, references: readonly (readonly [string, string])[], needsWork: string, plainBit?: number): string {
+  let chain = value;
   for (const c of XML_ILLEGAL) chain = `replace(${chain}, char(${c.codePointAt(0)}), '')`;
-  for (const [c, reference] of XML_REFERENCES) chain = `replace(${chain}, char(${c.codePointAt(0)}), '${reference}')`;
-  return `CASE WHEN quote_free & ${xmlPlainBit(column)} THEN ${column} WHEN ${column} GLOB @xml_needs_work THEN ${chain} ELSE ${column} END`;
+  for (const [c, reference] of references) chain = `replace(${chain}, char(${c.codePointAt(0)}), '${reference}')`;
+  const plain = plainBit === undefined ? '' : `WHEN quote_free & ${plainBit} THEN ${value} `;
+  return `CASE ${plain}WHEN ${value} GLOB ${needsWork} THEN ${chain} ELSE ${value} END`;
 }
+
+const escaped = (column: StoredField): string => escapedXmlSql(column, XML_REFERENCES, '@xml_needs_work', xmlPlainBit(column));
 
 function valueOf(part: Exclude<XmlRecordPart, { kind: 'literal' }>, column: StoredField): string {
   switch (part.kind) {
@@ -95,6 +107,6 @@ export function compileXmlRecord(spec: XmlRecordSpec): CompiledRecord {
   if (text !== '') args.push(bind(text));
   const expression = sqlConcat(args);
   // Bound only when a text field uses it: better-sqlite3 refuses a parameter the statement lacks.
-  if (expression.includes('@xml_needs_work')) params.xml_needs_work = NEEDS_WORK;
+  if (expression.includes('@xml_needs_work')) params.xml_needs_work = xmlWorkGlob(XML_REFERENCES);
   return { expression, params };
 }

@@ -6,6 +6,11 @@
  * peak RSS over its process's RSS before it began (goal ≤ +250 MB).
  *
  *   node --import tsx bench/figures/json-publish.ts [--items 1000000] [--rounds 5] [--shape rich|lean] [--quick]
+ *        [--formats json,ndjson[,items,csv]]
+ *
+ * --formats adds the other inputs a store may publish, the same items each time: `{"items": […]}`
+ * and CSV (competitors and attributes as JSON text in their columns), each ÷ sqlite3 .import and
+ * with its peak RSS growth (goal ≤ +250 MB in every input format).
  *
  * Items: bench-data.ts richItem (categories, competitors, attributes, Cyrillic; ~900 bytes of
  * JSON) or rawItem (~140 bytes). Each publication runs in a child process, so its peak RSS is
@@ -32,6 +37,7 @@ const { values: args, positionals } = parseArgs({
     shape: { type: 'string', default: 'rich' },
     quick: { type: 'boolean', default: false },
     child: { type: 'boolean', default: false },
+    formats: { type: 'string', default: 'json,ndjson' },
   },
 });
 
@@ -75,20 +81,32 @@ function sqliteImport(csv: string, path: string): number {
   return seconds;
 }
 
-/** The same items as a JSON array and as NDJSON, and normalized (as the store keeps them) as CSV. */
-async function generate(dir: string, count: number, make: (i: number) => Record<string, unknown>): Promise<{ json: string; ndjson: string; csv: string }> {
-  const files = { json: join(dir, 'items.json'), ndjson: join(dir, 'items.ndjson'), csv: join(dir, 'items.csv') };
-  const out = { json: createWriteStream(files.json), ndjson: createWriteStream(files.ndjson), csv: createWriteStream(files.csv) };
+/** Every input a publication may come in: the bench's own names → readSource's format. */
+const INPUTS = { json: 'json', ndjson: 'ndjson', items: 'json', csv: 'csv' } as const satisfies Record<string, SourceFormat>;
+type Input = keyof typeof INPUTS;
+
+/** A publication's CSV columns (publication-source.ts CSV_FIELDS): competitors and attributes as JSON text. */
+const CSV_COLUMNS = ['offer_id', 'name', 'price', 'old_price', 'quantity', 'url', 'picture', 'vendor', 'vendor_code', 'barcode', 'description', 'category', 'competitors', 'attributes'];
+
+/** The same items as a JSON array, `{"items"}`, NDJSON and CSV, and normalized (as the store keeps them) as CSV for sqlite3. */
+async function generate(dir: string, count: number, make: (i: number) => Record<string, unknown>): Promise<Record<Input | 'reference', string>> {
+  const files = { json: join(dir, 'items.json'), items: join(dir, 'items-object.json'), ndjson: join(dir, 'items.ndjson'), csv: join(dir, 'items-input.csv'), reference: join(dir, 'items.csv') };
+  const out = Object.fromEntries(Object.entries(files).map(([name, file]) => [name, createWriteStream(file)])) as Record<keyof typeof files, WriteStream>;
   const q = (v: string | number | null) => (v === null ? '' : typeof v === 'number' ? String(v) : `"${v.replaceAll('"', '""')}"`);
+  const field = (v: unknown) => (v === undefined || v === null ? '' : q(typeof v === 'object' ? JSON.stringify(v) : String(v)));
   out.json.write('[\n');
+  out.items.write('{"source": "bench", "items": [\n');
+  out.csv.write(`${CSV_COLUMNS.join(',')}\n`);
   for (let i = 0; i < count; i++) {
     const raw = make(i);
     const { item } = normalizeItem(raw, 'RUB');
     if (!item) throw new Error(`generated a bad row ${i}`);
     const line = JSON.stringify(raw);
     out.json.write(i + 1 < count ? `${line},\n` : `${line}\n]\n`);
+    out.items.write(i + 1 < count ? `${line},\n` : `${line}\n], "count": ${count}}\n`);
     out.ndjson.write(`${line}\n`);
-    out.csv.write(`1,${i},${q(item.offer_id)},${q(item.name)},${item.price},${q(item.old_price)},${q(item.currency)},${item.available ? 1 : 0},${q(item.quantity)},${q(item.url)},${q(extraJson(item))}\n`);
+    out.csv.write(`${CSV_COLUMNS.map((column) => field(raw[column])).join(',')}\n`);
+    out.reference.write(`1,${i},${q(item.offer_id)},${q(item.name)},${item.price},${q(item.old_price)},${q(item.currency)},${item.available ? 1 : 0},${q(item.quantity)},${q(item.url)},${q(extraJson(item))}\n`);
     for (const stream of Object.values(out)) if (stream.writableNeedDrain) await drain(stream);
   }
   await Promise.all(Object.values(out).map((stream) => new Promise<void>((resolve, reject) => stream.once('error', reject).end(() => resolve()))));
@@ -103,31 +121,37 @@ async function main(): Promise<void> {
   const shape = args.shape === 'lean' ? 'lean' : 'rich';
   const dir = mkdtempSync(join(tmpdir(), 'price-export-json-publish-'));
   try {
+    const inputs = args.formats.split(',').map((name) => name.trim()) as Input[];
+    for (const input of ['json', 'ndjson'] as const) if (!inputs.includes(input)) inputs.push(input);
+    if (inputs.some((input) => !(input in INPUTS))) throw new Error(`--formats: one of ${Object.keys(INPUTS).join(', ')}`);
     const files = await generate(dir, count, shape === 'rich' ? richItem : rawItem);
     const mb = (file: string) => `${(statSync(file).size / 1e6).toFixed(0)} MB`;
-    const sizes = `${count.toLocaleString('en-US')} ${shape} items: JSON ${mb(files.json)}, NDJSON ${mb(files.ndjson)}, CSV ${mb(files.csv)}`;
+    const sizes = `${count.toLocaleString('en-US')} ${shape} items: ${inputs.map((input) => `${input} ${mb(files[input])}`).join(', ')}, reference CSV ${mb(files.reference)}`;
     console.log(`${sizes}; load average before ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
-    const json: Run[] = [];
-    const ndjson: Run[] = [];
+    const runs = Object.fromEntries(inputs.map((input) => [input, [] as Run[]])) as Record<Input, Run[]>;
     const sqlite: number[] = [];
     const steps = [
-      () => json.push(publishInChild(files.json, 'json', join(dir, 'json.db'), count)),
-      () => ndjson.push(publishInChild(files.ndjson, 'ndjson', join(dir, 'ndjson.db'), count)),
-      () => sqlite.push(sqliteImport(files.csv, join(dir, 'reference.db'))),
+      ...inputs.map((input) => () => runs[input].push(publishInChild(files[input], INPUTS[input], join(dir, `${input}.db`), count))),
+      () => sqlite.push(sqliteImport(files.reference, join(dir, 'reference.db'))),
     ];
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < steps.length; k++) steps[(k + round) % steps.length]();
-      console.log(`round ${round + 1}: JSON ${json[round].seconds.toFixed(2)} s (+${json[round].rssGrowthMiB.toFixed(0)} MiB), NDJSON ${ndjson[round].seconds.toFixed(2)} s (+${ndjson[round].rssGrowthMiB.toFixed(0)} MiB), sqlite3 .import ${sqlite[round].toFixed(2)} s; load ${loadavg()[0].toFixed(2)}`);
+      const published = inputs.map((input) => `${input} ${runs[input][round].seconds.toFixed(2)} s (+${runs[input][round].rssGrowthMiB.toFixed(0)} MiB)`);
+      console.log(`round ${round + 1}: ${published.join(', ')}, sqlite3 .import ${sqlite[round].toFixed(2)} s; load ${loadavg()[0].toFixed(2)}`);
     }
     const rate = (seconds: number) => Math.round(count / seconds);
+    const json = runs.json;
     const jsonRates = json.map((run) => rate(run.seconds));
     const load = `load average after ${loadavg().map((n) => n.toFixed(2)).join(' ')} on a machine shared with other work`;
-    const byNdjson = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as a JSON array ÷ as NDJSON (SQLite)`, unit: 'items/s', higherIsBetter: true, ours: jsonRates, reference: ndjson.map((run) => rate(run.seconds)), referenceName: 'the same items as NDJSON, the same path', goal: '≥ 0.95×' };
+    const byNdjson = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as a JSON array ÷ as NDJSON (SQLite)`, unit: 'items/s', higherIsBetter: true, ours: jsonRates, reference: runs.ndjson.map((run) => rate(run.seconds)), referenceName: 'the same items as NDJSON, the same path', goal: '≥ 0.95×' };
     emitResult({ ...byNdjson, met: median(roundRatios(byNdjson)) >= 0.95, notes: `${sizes}; ${load}` });
-    const bySqlite = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as a JSON array ÷ sqlite3 .import`, unit: 'items/s', higherIsBetter: true, ours: jsonRates, reference: sqlite.map(rate), referenceName: 'sqlite3 .import of the same rows, normalized, as CSV, into a table of the same shape and indexes', goal: '≥ 1.0×' };
-    emitResult({ ...bySqlite, met: median(roundRatios(bySqlite)) >= 1, notes: load });
-    const growth = json.map((run) => Math.round(run.rssGrowthMiB));
-    emitResult({ figure: `peak RSS growth publishing ${count.toLocaleString('en-US')} ${shape} items as a JSON array`, unit: 'MiB', higherIsBetter: false, ours: growth, reference: [], referenceName: '', goal: '≤ +250 MB', met: median(growth) * 1.048576 <= 250, notes: `NDJSON: median +${Math.round(median(ndjson.map((run) => run.rssGrowthMiB)))} MiB` });
+    const NAMES: Record<Input, string> = { json: 'a JSON array', ndjson: 'NDJSON', items: '{"items": […]}', csv: 'CSV' };
+    for (const input of inputs) {
+      const bySqlite = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as ${NAMES[input]} ÷ sqlite3 .import`, unit: 'items/s', higherIsBetter: true, ours: runs[input].map((run) => rate(run.seconds)), reference: sqlite.map(rate), referenceName: 'sqlite3 .import of the same rows, normalized, as CSV, into a table of the same shape and indexes', goal: '≥ 1.0×' };
+      emitResult({ ...bySqlite, met: median(roundRatios(bySqlite)) >= 1, notes: load });
+      const growth = runs[input].map((run) => Math.round(run.rssGrowthMiB));
+      emitResult({ figure: `peak RSS growth publishing ${count.toLocaleString('en-US')} ${shape} items as ${NAMES[input]}`, unit: 'MiB', higherIsBetter: false, ours: growth, reference: [], referenceName: '', goal: '≤ +250 MB', met: median(growth) * 1.048576 <= 250 });
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,13 +9,20 @@ import { sweep } from './versions.js';
 import { normalizeItem } from './item-validation.js';
 import { InvalidJson, type SourceRow } from './publication-source.js';
 
-/** Items handed to the store at a time: large enough for fast inserts, small enough to stay flat. */
-const BATCH_SIZE = 20_000;
+/**
+ * Items handed to the store at a time. A publication holds at most two batches (one being read,
+ * one being written), so this sets its memory: at 20,000 rich items a 1M-item publication
+ * peaked at +680 MiB RSS, garbage of short-lived batches included; at 2,000, ~+190 MiB. The
+ * price: on SQLite each batch is a commit, and with offer ids in no particular order each commit
+ * rewrites the unique index's pages it touched — 1M lean items took 20.5 s instead of 12.8 s
+ * (bench/RESULTS.md, "2026-11-25, night", with the fix tried and not yet good enough).
+ */
+export const PUBLISH_BATCH_SIZE = 2_000;
 /** Bad rows listed in one answer; the count covers them all. */
 const MAX_REPORTED_PROBLEMS = 1000;
 
 export interface PublishOptions {
-  /** Called every BATCH_SIZE rows with the rows read so far. */
+  /** Called every PUBLISH_BATCH_SIZE rows with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
   /** `publish --force`: skip the guard for a deliberate large change (the diff still says what tripped). */
   force?: boolean;
@@ -79,20 +86,24 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
   let batch: SequencedItem[] = [];
   let positions: [row: number, position: string][] = [];
   // One append in flight while the next batch is read and validated: the database and the
-  // parsing overlap instead of taking turns (bench/publish.ts measured the difference).
+  // parsing overlap instead of taking turns (bench/publish.ts measured the difference). A full
+  // batch waits for the append before it, so no more than two batches are ever held: the
+  // source is not read further ahead of the database than that.
   let inFlight: Promise<void> = Promise.resolve();
   const flush = async () => {
     if (batch.length === 0) return;
     const [sent, sentPositions, firstSeq] = [batch, positions, batch[0].seq];
+    const sentCount = sent.length;
     batch = [];
     positions = [];
     await inFlight;
+    // Only the count and positions are kept while the store works: the items are its to free.
     const appended = draft.append(sent).then((duplicates) => {
       for (const duplicate of duplicates) {
         const [row, position] = sentPositions[duplicate.seq - firstSeq];
         report(row, position, `offer_id "${duplicate.offer_id}" repeats an earlier item`);
       }
-      options.onProgress?.(firstSeq + sent.length);
+      options.onProgress?.(firstSeq + sentCount);
     });
     // Kept from rejecting unobserved until awaited; the error surfaces at the next await.
     appended.catch(() => undefined);
@@ -118,7 +129,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
       categoryPaths.add(item.category ?? '');
       positions.push([rowNumber, row.position]);
       batch.push({ seq: seq++, item });
-      if (batch.length >= BATCH_SIZE) await flush();
+      if (batch.length >= PUBLISH_BATCH_SIZE) await flush();
     }
     await flush();
     await inFlight;

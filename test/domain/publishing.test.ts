@@ -9,10 +9,10 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors/app-error.js';
 import type { PriceItem } from '../../src/model/price-item.js';
-import type { Database } from '../../src/store/types.js';
+import type { Database, DuplicateOffer, PublicationDraft, SequencedItem } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
-import { readSource } from '../../src/domain/publication-source.js';
-import { publishPriceList } from '../../src/domain/publishing.js';
+import { readSource, type SourceRow } from '../../src/domain/publication-source.js';
+import { publishPriceList, PUBLISH_BATCH_SIZE } from '../../src/domain/publishing.js';
 
 const FIXTURE = new URL('../../test/fixtures/legacy-sample.json', import.meta.url);
 
@@ -40,6 +40,36 @@ async function createStore(db: Database): Promise<string> {
   const id = `s-${randomBytes(4).toString('hex')}`;
   await db.stores.create({ id, name: `Store ${id}`, currency: 'RUB', url: null, company: null });
   return id;
+}
+
+/**
+ * `db` with every draft's appends held back until the event loop has run dry (setImmediate: by
+ * then the publication has read as far as it will without the store), then passed on.
+ * `resolvedItems` counts the items of the appends that have answered.
+ */
+function withHeldAppends(db: Database): { db: Database; resolvedItems: () => number; appendSizes: number[] } {
+  let resolved = 0;
+  const appendSizes: number[] = [];
+  const priceLists = Object.create(db.priceLists) as Database['priceLists'];
+  priceLists.beginPublication = async (storeId: string) => {
+    const draft = await db.priceLists.beginPublication(storeId);
+    const held: PublicationDraft = {
+      id: draft.id,
+      append: (items: readonly SequencedItem[]) => {
+        appendSizes.push(items.length);
+        return new Promise<DuplicateOffer[]>((resolve, reject) => setImmediate(() => draft.append(items).then((duplicates) => {
+          resolved += items.length;
+          resolve(duplicates);
+        }, reject)));
+      },
+      commit: (summary, outcome) => draft.commit(summary, outcome),
+      abort: () => draft.abort(),
+    };
+    return held;
+  };
+  const wrapped = Object.create(db) as Database;
+  Object.defineProperty(wrapped, 'priceLists', { value: priceLists });
+  return { db: wrapped, resolvedItems: () => resolved, appendSizes };
 }
 
 for (const dialect of DIALECTS) {
@@ -91,6 +121,37 @@ for (const dialect of DIALECTS) {
         assert.match(error.extra.problems!.find((p) => p.position === 'line 3')!.reason, /ok-1/);
         assert.deepEqual(await db.priceLists.latest(storeId), kept);
         assert.deepEqual((await readAll(db, kept.id)).flat().map((it) => it.offer_id), ['keep']);
+      });
+
+      it('reads no more than two batches ahead of the store: the items held in memory are bounded, not the list', async () => {
+        const storeId = await createStore(db);
+        const held = withHeldAppends(db);
+        const count = PUBLISH_BATCH_SIZE * 5 + 7;
+        let pulled = 0;
+        let mostAhead = 0;
+        async function* rows(): AsyncIterable<SourceRow> {
+          for (let i = 0; i < count; i++) {
+            pulled++;
+            // Rows read (this one too) but not yet in the database: in a batch, or in an append.
+            mostAhead = Math.max(mostAhead, pulled - held.resolvedItems());
+            yield { position: `line ${i + 1}`, raw: { offer_id: `B-${i}`, name: 'Bounded', price: 1 }, text: false };
+          }
+        }
+        const list = await publishPriceList(held.db, storeId, rows());
+        assert.equal(list.item_count, count);
+        assert.deepEqual(held.appendSizes, [...Array(5).fill(PUBLISH_BATCH_SIZE), 7]);
+        // A batch read while the one before it is written (the overlap), and never more.
+        assert.equal(mostAhead, 2 * PUBLISH_BATCH_SIZE);
+      });
+
+      it('reports a repeated offer_id across batches at the row it repeats on', async () => {
+        const storeId = await createStore(db);
+        const count = PUBLISH_BATCH_SIZE * 2 + 10;
+        const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ offer_id: i === count - 3 ? 'R-5' : `R-${i}`, name: 'Item', price: 1 }));
+        const error = await publishPriceList(db, storeId, readSource(Readable.from([lines.join('\n')]), 'ndjson')).then(() => null, (e: unknown) => e);
+        assert.ok(error instanceof AppError, String(error));
+        assert.deepEqual(error.extra.problems, [{ position: `line ${count - 2}`, reason: 'offer_id "R-5" repeats an earlier item' }]);
+        assert.equal(await db.priceLists.latest(storeId), null);
       });
     });
   });

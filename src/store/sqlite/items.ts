@@ -29,19 +29,14 @@ export class SqliteItems implements DialectItems {
 
   async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
     const rows = items.map(({ seq, item }) => itemInsertValues(draftId, seq, item));
-    let refused: number[];
-    if (this.c.appendThread) {
-      refused = await this.c.appendThread.append(rows);
-    } else {
-      refused = [];
-      const insert = this.c.prepare(INSERT_ITEM_SQL);
-      this.c.db.transaction(() => {
-        for (const row of rows) if (insert.run(row).changes === 0) refused.push(row[1] as number);
-      })();
-    }
-    if (refused.length === 0) return [];
-    const offerOf = new Map(items.map(({ seq, item }) => [seq, item.offer_id]));
-    return refused.map((seq) => ({ seq, offer_id: offerOf.get(seq)! }));
+    // Neither the items nor the rows are kept past this point: the thread answers the offer ids it refused.
+    if (this.c.appendThread) return this.c.appendThread.append(rows);
+    const refused: DuplicateOffer[] = [];
+    const insert = this.c.prepare(INSERT_ITEM_SQL);
+    this.c.db.transaction(() => {
+      for (const row of rows) if (insert.run(row).changes === 0) refused.push({ seq: row[1] as number, offer_id: row[2] as string });
+    })();
+    return refused;
   }
 
   async *read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {

@@ -1,11 +1,16 @@
-/** The page threads: answers in order of asking, errors as rejections, a closed pool refuses. */
+/**
+ * The page threads: answers in order of asking, errors as rejections, a closed pool refuses.
+ * The append thread: a batch it is inserting is not also kept on the main thread.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import Database from 'better-sqlite3';
-import { PageWorkers } from './store-threads.js';
+import { AppendThread, PageWorkers } from './store-threads.js';
 
 let dir: string;
 let path: string;
@@ -65,5 +70,42 @@ describe('page threads', () => {
     const settled = await queued;
     assert.ok(settled.some((s) => s.status === 'rejected'), 'queries still queued at close are refused');
     await assert.rejects(pool.run('SELECT 1', {}), /closed/);
+  });
+});
+
+describe('the append thread', () => {
+  it('keeps no reference to a batch once sent: the rows are freed while the thread inserts them', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const appendPath = join(dir, 'append.db');
+    const setup = new Database(appendPath);
+    setup.pragma('journal_mode = WAL');
+    setup.exec(`CREATE TABLE price_items (price_list_id INTEGER, seq INTEGER, offer_id TEXT, name TEXT, price INTEGER, old_price INTEGER,
+      currency TEXT, available INTEGER, quantity INTEGER, url TEXT, extra TEXT, quote_free INTEGER, PRIMARY KEY (price_list_id, seq));
+      CREATE UNIQUE INDEX price_items_offer ON price_items(price_list_id, offer_id)`);
+    const thread = new AppendThread(appendPath);
+    try {
+      // Started (and its connection opened) before the lock is taken.
+      assert.deepEqual(await thread.append([[1, 0, 'A', 'A', 1, null, 'RUB', 1, null, null, null, 0]]), []);
+      // The thread waits for this write lock (busy_timeout), so its answer cannot come before the check.
+      setup.exec('BEGIN IMMEDIATE');
+      const send = () => {
+        const rows = [[1, 1, 'B', 'B', 1, null, 'RUB', 1, null, null, null, 0], [1, 2, 'A', 'A again', 1, null, 'RUB', 1, null, null, null, 0]];
+        return { sent: new WeakRef(rows), answer: thread.append(rows) };
+      };
+      const { sent, answer } = send();
+      // A WeakRef's target is kept until the current job ends.
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      assert.equal(sent.deref(), undefined, 'the rows sent to the thread are still referenced on the main thread');
+      setup.exec('COMMIT');
+      assert.deepEqual(await answer, [{ seq: 2, offer_id: 'A' }]);
+      assert.equal(setup.prepare('SELECT count(*) FROM price_items').pluck().get(), 2);
+    } finally {
+      // Terminating a thread while it waits for the lock aborts the process: let it finish first.
+      if (setup.inTransaction) setup.exec('COMMIT');
+      await thread.close();
+      setup.close();
+    }
   });
 });

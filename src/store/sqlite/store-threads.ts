@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { DuplicateOffer } from '../types.js';
 
 /*
  * Worker threads of a SQLite store, each with its own connection to the database file, so
@@ -32,10 +33,15 @@ export interface PageTask extends ThreadTask {
   params: Record<string, unknown>;
 }
 
-interface Pending {
-  task: ThreadTask;
+/** A task's promise, settled by its reply. */
+interface Waiting {
   resolve(value: unknown): void;
   reject(error: Error): void;
+}
+
+/** A task not yet sent to a thread. */
+interface Pending extends Waiting {
+  task: ThreadTask;
 }
 
 /** The scripts a store thread runs, each with its own connection to the database file. */
@@ -62,7 +68,8 @@ const MAX_PAGE_THREADS = 4;
  */
 export class StoreThreads {
   private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Pending>();
+  /** Once sent, a task is not kept here: postMessage copied it, and an append's rows are a batch of a publication. */
+  private readonly busy = new Map<Worker, Waiting>();
   private readonly queue: Pending[] = [];
   private started = 0;
   private nextId = 0;
@@ -101,11 +108,11 @@ export class StoreThreads {
     while (this.queue.length > 0) {
       const worker = this.idle.pop() ?? this.spawn();
       if (!worker) return;
-      const pending = this.queue.shift()!;
-      this.busy.set(worker, pending);
+      const { task, resolve, reject } = this.queue.shift()!;
+      this.busy.set(worker, { resolve, reject });
       // A busy thread keeps the process alive (a CLI command waits for its pages); an idle one does not.
       worker.ref();
-      worker.postMessage(pending.task);
+      worker.postMessage(task);
     }
   }
 
@@ -164,9 +171,9 @@ export class AppendThread extends StoreThreads {
     super(path, 'append-worker', 1);
   }
 
-  /** Inserts the rows (itemInsertValues) in one transaction; answers the seq of each duplicate. */
-  append(rows: readonly unknown[][]): Promise<number[]> {
-    return this.post({ rows }) as Promise<number[]>;
+  /** Inserts the rows (itemInsertValues) in one transaction; answers each duplicate (row[1] seq, row[2] offer_id). */
+  append(rows: readonly unknown[][]): Promise<DuplicateOffer[]> {
+    return this.post({ rows }) as Promise<DuplicateOffer[]>;
   }
 }
 

@@ -5,7 +5,7 @@
  * rounds so both see the same load from the rest of the (shared) machine; the figure is the
  * median of the rounds' ratios, with their min–max.
  *
- *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32] [--profile]
+ *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32] [--profile] [--aa] [--pin]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,12 +23,17 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' },
     // Both servers under --cpu-prof: their main threads' top frames in the last round are printed at the end.
     profile: { type: 'boolean', default: false },
+    aa: { type: 'boolean', default: false },
+    // The servers on the second CPU, wrk on the first.
+    pin: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Math.max(5, Number(args.rounds));
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
 const ROOT = new URL('../', import.meta.url).pathname;
+/** The "on" server's LEDGER_DAYS; `--aa` runs both without a ledger, to show what two processes of the same code differ by. */
+const ON_DAYS = args.aa ? '0' : '30';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -45,22 +50,35 @@ try {
   const key = await benchStore(store, 'bench-ledger', 1_000);
   await store.close();
 
-  const start = (ledgerDays: string) =>
+  const start = (ledgerDays: string, round: number) =>
     startServer({
-      command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env: { LEDGER_DAYS: ledgerDays },
-      nodeFlags: args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `profile-${ledgerDays}`)}`] : [],
+      command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env: { LEDGER_DAYS: ledgerDays }, cpus: args.pin ? '1' : undefined,
+      nodeFlags: args.profile && round === ROUNDS - 1 ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `profile-${ledgerDays}`)}`] : [],
     });
-  const on = await start('30');
-  servers.push(on);
-  const off = await start('0');
-  servers.push(off);
-
   const path = `/api/export/latest?key=${key}`;
-  const etag = (await download(`${on.base}${path}`)).headers.etag as string;
-  for (const s of [on, off]) {
-    const check = await download(`${s.base}${path}`, { 'if-none-match': etag });
-    if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
-  }
+  let etag = '';
+  /**
+   * A new pair of servers. Two processes of the same code differ by up to ±13 % in CPU per 304
+   * (their JIT's decisions, where their heaps and threads land: two A/A pairs, bench/RESULTS.md
+   * "2026-11-25, night"), so one pair for every round measured the pair, not the ledger: each
+   * round starts its own, in alternating order, and warms both before measuring.
+   */
+  const freshPair = async (round: number): Promise<{ on: ServerProcess; off: ServerProcess }> => {
+    for (const s of servers.splice(0)) await s.stop();
+    const pair: Partial<Record<'on' | 'off', ServerProcess>> = {};
+    for (const which of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+      const s = await start(which === 'on' ? ON_DAYS : '0', round);
+      servers.push(s);
+      pair[which] = s;
+    }
+    etag ||= (await download(`${pair.on!.base}${path}`)).headers.etag as string;
+    for (const s of [pair.on!, pair.off!]) {
+      const check = await download(`${s.base}${path}`, { 'if-none-match': etag });
+      if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
+      await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: 1, headers: { 'If-None-Match': etag } });
+    }
+    return { on: pair.on!, off: pair.off! };
+  };
 
   const windows: Record<'on' | 'off', Window | null> = { on: null, off: null };
   const ratios: number[] = [];
@@ -68,6 +86,7 @@ try {
   const rates = { on: [] as number[], off: [] as number[] };
   const problems: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
+    const { on, off } = await freshPair(round);
     // Alternate which goes first, so neither always runs right after the other's burst.
     const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
     const result: Record<string, { rps: number; cpuPerRequest: number }> = {};
@@ -75,7 +94,7 @@ try {
       const s = which === 'on' ? on : off;
       const cpuBefore = cpuSeconds(s.pid);
       const from = monotonicMicros();
-      const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag } });
+      const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag }, cpus: args.pin ? '0' : undefined });
       // A few wrk timeouts on a loaded machine are reported, not fatal; the ratio still compares like with like.
       if (run.errors.length > 0) problems.push(`round ${round + 1} ${which}: ${run.errors.join('; ')}`);
       result[which] = { rps: run.requestsPerSecond, cpuPerRequest: (cpuSeconds(s.pid) - cpuBefore) / (run.requestsPerSecond * SECONDS) };
@@ -101,7 +120,7 @@ try {
   for (const s of servers.splice(0)) await s.stop();
   if (args.profile) {
     for (const [which, days] of [['on', '30'], ['off', '0']] as const) {
-      const { main } = threadProfiles(join(dir, `profile-${days}`));
+      const { main } = threadProfiles(join(dir, `profile-${which === 'on' ? ON_DAYS : days}`));
       const window = windows[which];
       if (main && window) console.log(`\nThe "${which}" server's main thread, last round:\n\n${framesTable(topFrames(main, 30, window))}`);
     }

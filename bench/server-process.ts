@@ -15,6 +15,8 @@ export interface ServerOptions {
   /** Extra node flags (e.g. --cpu-prof). */
   nodeFlags?: string[];
   env?: Record<string, string>;
+  /** Pinned to these CPUs (`taskset -c`), so the scheduler moving it about is not part of what is measured. */
+  cpus?: string;
 }
 
 export interface RenderedVariant {
@@ -79,7 +81,10 @@ export function sampleRss(pid: number, everyMs = 20): () => number {
 
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {
   const [first, ...rest] = options.command;
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), first, ...rest, 'serve'], {
+  const node = [process.execPath, ...(options.nodeFlags ?? []), first, ...rest, 'serve'];
+  // taskset execs node: the child's pid stays the server's.
+  const [program, ...programArgs] = options.cpus ? ['taskset', '-c', options.cpus, ...node] : node;
+  const child = spawn(program, programArgs, {
     cwd: options.cwd,
     env: {
       PATH: process.env.PATH ?? '',

@@ -15,6 +15,8 @@ export interface WrkOptions {
   connections: number;
   seconds: number;
   threads?: number;
+  /** Pinned to these CPUs (`taskset -c`). */
+  cpus?: string;
   headers?: Record<string, string>;
   /** A Lua script (wrk -s) and the arguments its init() receives (after `--`). */
   script?: string;
@@ -34,7 +36,8 @@ export function wrk(url: string, options: WrkOptions): Promise<WrkResult> {
   args.push(url);
   if (options.scriptArgs) args.push('--', ...options.scriptArgs);
   return new Promise((resolve, reject) => {
-    execFile('wrk', args, { timeout: (options.seconds + 30) * 1000 }, (error, stdout) => {
+    const [program, ...programArgs] = options.cpus ? ['taskset', '-c', options.cpus, 'wrk', ...args] : ['wrk', ...args];
+    execFile(program, programArgs, { timeout: (options.seconds + 30) * 1000 }, (error, stdout) => {
       if (error) return reject(error);
       const errors: string[] = [];
       const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);

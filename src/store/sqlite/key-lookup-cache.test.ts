@@ -34,6 +34,20 @@ describe('remembered key look-ups never outlive a change', () => {
     await server.stores.create({ id: 's', name: 'S', currency: 'RUB', url: null, company: null });
     await server.keys.insert({ id: 'k1', store_id: 's', label: null, prefix: 'p', hash: 'h1' });
   });
+  /** What `run` answers, and how many statements the server's connection ran for it. */
+  async function queriesOf<T>(run: () => Promise<T>): Promise<{ value: T; asked: number }> {
+    const query = serverDialect.query.bind(serverDialect);
+    let asked = 0;
+    serverDialect.query = (q) => {
+      asked++;
+      return query(q);
+    };
+    try {
+      return { value: await run(), asked };
+    } finally {
+      serverDialect.query = query;
+    }
+  }
   after(async () => {
     await server.close();
     await cli.close();
@@ -47,19 +61,9 @@ describe('remembered key look-ups never outlive a change', () => {
 
   it('asks the database once for the look-ups of one turn after a change, not once each', async () => {
     await cli.keys.insert({ id: 'k-other', store_id: 's', label: null, prefix: 'p', hash: 'h-other' });
-    const query = serverDialect.query.bind(serverDialect);
-    let asked = 0;
-    serverDialect.query = (q) => {
-      asked++;
-      return query(q);
-    };
-    try {
-      const found = await Promise.all(Array.from({ length: 10 }, () => server.keys.findByHash('h1')));
-      assert.ok(found.every((lookup) => lookup?.key.id === 'k1'));
-      assert.equal(asked, 1);
-    } finally {
-      serverDialect.query = query;
-    }
+    const { value: found, asked } = await queriesOf(() => Promise.all(Array.from({ length: 10 }, () => server.keys.findByHash('h1'))));
+    assert.ok(found.every((lookup) => lookup?.key.id === 'k1'));
+    assert.equal(asked, 1);
   });
 
   it('keeps what it remembers across commits that change no look-up: ledger batches and keys\' last use, by any connection', async () => {
@@ -69,18 +73,9 @@ describe('remembered key look-ups never outlive a change', () => {
     await cli.deliveries.ledger.insert(DeliveryColumns.of([record]));
     await server.deliveries.ledger.insert(DeliveryColumns.of([record]));
     await cli.keys.touch('k1', new Date(Date.now() - 5_000));
-    const query = serverDialect.query.bind(serverDialect);
-    let asked = 0;
-    serverDialect.query = (q) => {
-      asked++;
-      return query(q);
-    };
-    try {
-      assert.equal(await server.keys.findByHash('h1'), remembered);
-      assert.equal(asked, 0, 'no look-up asked the database again');
-    } finally {
-      serverDialect.query = query;
-    }
+    const { value: found, asked } = await queriesOf(() => server.keys.findByHash('h1'));
+    assert.equal(found, remembered);
+    assert.equal(asked, 0, 'no look-up asked the database again');
   });
 
   it('sees a change of scopes, expiry or store made by another connection on the next look-up', async () => {

@@ -185,7 +185,7 @@ export class PostgresDialect implements SqlDialect {
 
   /** Runs `work` in one transaction on one pooled connection. */
   private async clientTransaction<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, lost, done } = await this.checkOut();
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -197,20 +197,41 @@ export class PostgresDialect implements SqlDialect {
       await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError; });
       throw error;
     } finally {
-      client.release(broken);
+      done(broken ?? lost());
     }
   }
 
   /** Runs `work` on one pooled connection, discarding the connection if it fails. */
   private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, lost, done } = await this.checkOut();
     try {
       const result = await work(client);
-      client.release();
+      done(lost());
       return result;
     } catch (error) {
-      client.release(error as Error);
+      done(error as Error);
       throw error;
     }
+  }
+
+  /**
+   * A pooled connection with a listener for its 'error' event while it is checked out. The pool
+   * listens only to idle connections; a checked-out one whose socket dies (a network partition
+   * ending, the server restarting) emits 'error' besides failing its query, and with no listener
+   * that event ended the process (crash-safety.test.ts, "the database silent").
+   */
+  private async checkOut(): Promise<{ client: pg.PoolClient; lost: () => Error | undefined; done: (broken?: Error) => void }> {
+    const client = await this.pool.connect();
+    let lostWith: Error | undefined;
+    const onError = (error: Error) => { lostWith = error; };
+    client.on('error', onError);
+    return {
+      client,
+      lost: () => lostWith,
+      done: (broken) => {
+        client.off('error', onError);
+        client.release(broken);
+      },
+    };
   }
 }

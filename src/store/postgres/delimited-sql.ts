@@ -13,12 +13,20 @@ export interface CompiledPgRecord {
   values: string[];
 }
 
-export function compilePgRecord(spec: DelimitedRecordSpec, firstParam: number): CompiledPgRecord {
+/** A compiler's bound texts: `param` adds one and answers its placeholder, from `$firstParam` on. */
+export function textParams(firstParam: number): { values: string[]; param: (value: string) => string } {
   const values: string[] = [];
-  const param = (value: string): string => {
-    values.push(value);
-    return `$${firstParam + values.length - 1}::text`;
+  return {
+    values,
+    param: (value) => {
+      values.push(value);
+      return `$${firstParam + values.length - 1}::text`;
+    },
   };
+}
+
+export function compilePgRecord(spec: DelimitedRecordSpec, firstParam: number): CompiledPgRecord {
+  const { values, param } = textParams(firstParam);
   // Bound on first use: PostgreSQL refuses a parameter no expression uses (it cannot type it).
   const lazily = (value: string): (() => string) => {
     let placeholder: string | undefined;

@@ -1,7 +1,7 @@
 import type { JsonRecordPart, JsonRecordSpec } from '../../model/json-record.js';
 import { moneyAsJsonNumber } from '../json-number-sql.js';
 import { sqlConcat } from '../sql-concat.js';
-import type { CompiledPgRecord } from './delimited-sql.js';
+import { textParams, type CompiledPgRecord } from './delimited-sql.js';
 
 /*
  * A JsonRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
@@ -10,12 +10,9 @@ import type { CompiledPgRecord } from './delimited-sql.js';
  */
 
 export function compilePgJsonRecord(spec: JsonRecordSpec, firstParam: number): CompiledPgRecord {
-  const values: string[] = [];
+  const { values, param } = textParams(firstParam);
   const part = (p: JsonRecordPart): string => {
-    if (p.kind === 'literal') {
-      values.push(p.text);
-      return `$${firstParam + values.length - 1}::text`;
-    }
+    if (p.kind === 'literal') return param(p.text);
     const c = p.field;
     switch (p.kind) {
       case 'text':

@@ -1,7 +1,7 @@
 import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
 import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
-import type { CompiledPgRecord } from './delimited-sql.js';
+import { textParams, type CompiledPgRecord } from './delimited-sql.js';
 
 /*
  * An XmlRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
@@ -29,11 +29,7 @@ export function pgXmlEscaper(param: (value: string) => string, references: reado
 }
 
 export function compilePgXmlRecord(spec: XmlRecordSpec, firstParam: number): CompiledPgRecord {
-  const values: string[] = [];
-  const param = (value: string): string => {
-    values.push(value);
-    return `$${firstParam + values.length - 1}::text`;
-  };
+  const { values, param } = textParams(firstParam);
   const escaped = pgXmlEscaper(param);
   const value = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => {
     const c = p.field;

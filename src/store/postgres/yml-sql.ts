@@ -3,7 +3,7 @@ import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
 import { sqlConcat } from '../sql-concat.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES } from '../xml-text.js';
-import type { CompiledPgRecord } from './delimited-sql.js';
+import { textParams, type CompiledPgRecord } from './delimited-sql.js';
 import { pgXmlEscaper } from './xml-sql.js';
 
 /*
@@ -22,11 +22,7 @@ const EXTRA_RECORD = `json_to_record(coalesce(extra, '{}')::json)
 const money = (c: string): string => `((${c}) / 100)::text || '.' || lpad(((${c}) % 100)::text, 2, '0')`;
 
 export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): CompiledPgRecord {
-  const values: string[] = [];
-  const param = (value: string): string => {
-    values.push(value);
-    return `$${firstParam + values.length - 1}::text`;
-  };
+  const { values, param } = textParams(firstParam);
   const text = pgXmlEscaper(param);
   const attribute = pgXmlEscaper(param, XML_ATTRIBUTE_REFERENCES);
   let readsExtra = false;

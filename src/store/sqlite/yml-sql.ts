@@ -1,8 +1,8 @@
 import type { ItemField, PriceItem } from '../../model/price-item.js';
 import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
-import { sqlConcat } from '../sql-concat.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES, XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
+import { ConcatArgs } from './concat-args.js';
 import type { CompiledRecord } from './delimited-sql.js';
 import { escapedXmlSql, TEXT_FIELDS, xmlPlainBit, xmlWorkGlob } from './xml-sql.js';
 
@@ -95,24 +95,19 @@ export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
   // A param whose value is empty once escaped is left out, as the layout does.
   const param = (name: string, value: string): string => optional(`<param name="${name}">`, value, '</param>\n');
 
-  // The arguments of the offer's concat(); fixed text between two values is one parameter.
-  const args: string[] = [];
-  let literal = '';
-  const value = (expression: string) => {
-    if (literal !== '') args.push(bind(literal));
-    literal = '';
-    args.push(expression);
-  };
+  // The arguments of the offer's concat().
+  const args = new ConcatArgs(bind);
+  const value = (expression: string) => args.value(expression);
   const element = (name: string, expression: string) => {
-    literal += `<${name}>`;
+    args.text(`<${name}>`);
     value(expression);
-    literal += `</${name}>\n`;
+    args.text(`</${name}>\n`);
   };
 
   const partExpression = (part: YmlRecordPart): void => {
     switch (part.kind) {
       case 'literal':
-        literal += part.text;
+        args.text(part.text);
         return;
       case 'attribute':
         return value(attribute(read(part.field), part.field === 'offer_id' ? OFFER_ID_PLAIN_BIT : undefined));
@@ -163,6 +158,5 @@ export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
     }
   };
   for (const part of spec.parts) partExpression(part);
-  if (literal !== '') args.push(bind(literal));
-  return { expression: sqlConcat(args), params, readsExtra };
+  return { expression: args.expression(), params, readsExtra };
 }

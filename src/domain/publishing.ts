@@ -133,6 +133,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
     }
     await flush();
     await inFlight;
+    await draft.appended();
     if (seq === 0 && problemCount === 0) report(0, 'file', 'the price list has no items; an empty list would wipe the catalogue, so it is refused');
     if (problemCount > 0) {
       // Duplicates are found a batch later than other problems: list them all in file order.

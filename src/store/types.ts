@@ -133,6 +133,8 @@ export interface PublicationDraft {
   readonly id: number;
   /** Appends items; returns those whose offer_id is already in the draft (they are not stored). */
   append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
+  /** Waits until every appended item is stored where the draft's comparison reads it; fails if any was lost. */
+  appended(): Promise<void>;
   /** Without an outcome: published as latest, unguarded, with the default retention. */
   commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord>;
   abort(): Promise<void>;

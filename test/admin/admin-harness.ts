@@ -61,6 +61,7 @@ function countingDraftCalls(db: Database, on: { append: () => void; abort: () =>
           return {
             id: draft.id,
             append: (items) => { on.append(); return draft.append(items); },
+            appended: () => draft.appended(),
             commit: (summary, outcome) => draft.commit(summary, outcome),
             abort: () => { on.abort(); return draft.abort(); },
           };

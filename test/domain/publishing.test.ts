@@ -62,6 +62,7 @@ function withHeldAppends(db: Database): { db: Database; resolvedItems: () => num
           resolve(duplicates);
         }, reject)));
       },
+      appended: () => draft.appended(),
       commit: (summary, outcome) => draft.commit(summary, outcome),
       abort: () => draft.abort(),
     };
@@ -121,6 +122,28 @@ for (const dialect of DIALECTS) {
         assert.match(error.extra.problems!.find((p) => p.position === 'line 3')!.reason, /ok-1/);
         assert.deepEqual(await db.priceLists.latest(storeId), kept);
         assert.deepEqual((await readAll(db, kept.id)).flat().map((it) => it.offer_id), ['keep']);
+      });
+
+      it("settles the draft's appends before comparing its rows (SQLite's append thread commits several batches at a time)", async () => {
+        const storeId = await createStore(db);
+        const steps: string[] = [];
+        const priceLists = Object.create(db.priceLists) as Database['priceLists'];
+        priceLists.beginPublication = async (id: string) => {
+          const draft = await db.priceLists.beginPublication(id);
+          return Object.assign(Object.create(draft) as PublicationDraft, {
+            append: (items: readonly SequencedItem[]) => draft.append(items),
+            appended: async () => { await draft.appended(); steps.push('appended'); },
+            commit: (...args: Parameters<PublicationDraft['commit']>) => draft.commit(...args),
+            abort: () => draft.abort(),
+          });
+        };
+        const versions = Object.create(db.versions) as Database['versions'];
+        versions.compareDraft = (...args) => { steps.push('compared'); return db.versions.compareDraft(...args); };
+        const wrapped = Object.create(db) as Database;
+        Object.defineProperties(wrapped, { priceLists: { value: priceLists }, versions: { value: versions } });
+        const rows = Array.from({ length: 3 }, (_, i) => JSON.stringify({ offer_id: `S-${i}`, name: 'Settled', price: 1 })).join('\n');
+        await publishPriceList(wrapped, storeId, readSource(Readable.from([rows]), 'ndjson'));
+        assert.deepEqual(steps.slice(0, 2), ['appended', 'compared']);
       });
 
       it('reads no more than two batches ahead of the store: the items held in memory are bounded, not the list', async () => {

@@ -127,6 +127,12 @@ export const inBackgroundTogether = async (d: Pick<SqlDialect, 'background' | 't
 export interface DialectItems {
   /** Appends a draft's items; returns those whose offer_id the draft already holds (not stored). */
   append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
+  /**
+   * Makes every row appended to the draft so far visible to the other connections, or fails if
+   * any was lost (SQLite's append thread commits several batches at a time). Before the
+   * draft's rows are compared, committed or dropped.
+   */
+  settle?(draftId: number): Promise<void>;
   read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
   /** Only for a spec every field of which is a column (stored-fields.ts). */
   render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;

@@ -11,6 +11,7 @@ export function guardedDialect(d: SqlDialect): SqlDialect {
     migrate: () => d.migrate().catch(rethrowStoreError),
     items: {
       append: (draftId, items) => d.items.append(draftId, items).catch(rethrowStoreError),
+      settle: d.items.settle ? (draftId) => d.items.settle!(draftId).catch(rethrowStoreError) : undefined,
       read: (listId, options) => guardedIterable(d.items.read(listId, options)),
       render: (listId, spec, options) => guardedIterable(d.items.render(listId, spec, options)),
     },

@@ -71,15 +71,22 @@ class SqlDraft implements PublicationDraft {
     return this.d.items.append(this.draftId, items);
   }
 
+  async appended(): Promise<void> {
+    await this.d.items.settle?.(this.draftId);
+  }
+
   async commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord> {
+    await this.appended();
     const record = await this.d.transaction(this.commitSteps(summary, outcome));
     // A new latest list: remembered key look-ups name the old one.
     this.d.keyLookups?.invalidate();
     return record;
   }
 
-  abort(): Promise<void> {
-    return dropPriceLists(this.d, [this.draftId]);
+  async abort(): Promise<void> {
+    // Rows still being appended would land after the drop, in no list: settled first, lost or not.
+    await this.appended().catch(() => undefined);
+    await dropPriceLists(this.d, [this.draftId]);
   }
 
   private *commitSteps(summary: PublicationSummary, outcome?: CommitOutcome): Steps<PriceListRecord> {

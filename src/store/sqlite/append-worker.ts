@@ -1,30 +1,109 @@
 /*
  * The append thread of a SQLite store (AppendThread): its own read-write connection, inserting
- * the rows of a publication's batches, each batch in one transaction, and answering with the
- * seq and offer_id of each row the unique offer_id index turned away (so the main thread keeps
- * nothing of a batch while it is inserted).
+ * the rows of publications' batches and answering with the seq and offer_id of each row the
+ * unique offer_id index turned away (so the main thread keeps nothing of a batch while it is
+ * inserted).
+ *
+ * One transaction spans several batches. A publication sends small batches (memory:
+ * PUBLISH_BATCH_SIZE in domain/publishing.ts), but each commit writes every index page it
+ * dirtied to the WAL again: with offer ids in no particular order, a commit per 2,000-item
+ * batch made 1M lean items publish 1.7× slower than a commit per 20,000 (bench/RESULTS.md,
+ * "2026-11-26: publication commits"). So a transaction commits once it holds ROWS_PER_COMMIT
+ * rows or has been open MAX_OPEN_MS (a timer, so a stalled upload holds the write lock no
+ * longer), and when a draft settles (before its rows are compared, committed or dropped).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { ThreadReply, ThreadTask } from './store-threads.js';
+import type { ThreadReply } from './store-threads.js';
 import type { DuplicateOffer } from '../types.js';
 import { INSERT_ITEM_SQL } from './item-insert.js';
+
+/** Rows after which the open transaction commits. */
+const ROWS_PER_COMMIT = 20_000;
+/** The longest the write lock is held for appends: other writers (the ledger, commits) wait meanwhile. */
+const MAX_OPEN_MS = 250;
+
+/** Rows of one draft (row[0]); `settle` carries the count the main thread sent. */
+export type AppendTask = { id: number; rows: unknown[][] } | { id: number; settle: number; sent: number };
 
 const db = new Database((workerData as { path: string }).path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 // The CLI or another process may be writing: wait for it instead of failing.
 db.pragma('busy_timeout = 10000');
+// A checkpoint copies the WAL's pages into the file and syncs both; SQLite's default runs one
+// whenever a commit leaves more than 1,000 pages (4 MiB) in the WAL, which a publication's
+// commit always does: at 16,000 pages a page rewritten by several commits is copied once, and
+// 1M lean items published ~10 % faster (bench/RESULTS.md, "2026-11-26: publication commits").
+db.pragma('wal_autocheckpoint = 16000');
 const insert = db.prepare(INSERT_ITEM_SQL);
-const appendRows = db.transaction((rows: readonly unknown[][]) => {
-  const refused: DuplicateOffer[] = [];
-  for (const row of rows) if (insert.run(row).changes === 0) refused.push({ seq: row[1] as number, offer_id: row[2] as string });
-  return refused;
-});
 
-parentPort!.on('message', (task: ThreadTask & { rows: unknown[][] }) => {
+/** Rows received per draft not yet settled, committed or not: a settle that finds fewer knows rows were lost. */
+const received = new Map<number, number>();
+/** Drafts whose rows a failed transaction took with it, and why. */
+const lost = new Map<number, string>();
+/** The drafts with rows in the open transaction, its row count and its timer; null: none open. */
+let open: { drafts: Set<number>; rows: number; timer: NodeJS.Timeout } | null = null;
+
+function begin(): NonNullable<typeof open> {
+  db.exec('BEGIN IMMEDIATE');
+  return (open = { drafts: new Set(), rows: 0, timer: setTimeout(commit, MAX_OPEN_MS) });
+}
+
+function commit(): void {
+  if (!open) return;
+  const committing = open;
+  open = null;
+  clearTimeout(committing.timer);
+  try {
+    db.exec('COMMIT');
+  } catch (error) {
+    fail(committing, error);
+  }
+}
+
+/** Rolls the transaction back; every draft with rows in it is told at its settle. */
+function fail(failed: NonNullable<typeof open>, error: unknown): void {
+  if (open === failed) open = null;
+  clearTimeout(failed.timer);
+  if (db.inTransaction) db.exec('ROLLBACK');
+  for (const draft of failed.drafts) lost.set(draft, `rows of publication draft ${draft} were lost: ${(error as Error).message}`);
+}
+
+function append(rows: readonly unknown[][]): DuplicateOffer[] {
+  const draft = rows[0][0] as number;
+  received.set(draft, (received.get(draft) ?? 0) + rows.length);
+  const transaction = open ?? begin();
+  transaction.drafts.add(draft);
+  const refused: DuplicateOffer[] = [];
+  try {
+    for (const row of rows) if (insert.run(row).changes === 0) refused.push({ seq: row[1] as number, offer_id: row[2] as string });
+  } catch (error) {
+    fail(transaction, error);
+    throw error;
+  }
+  transaction.rows += rows.length;
+  if (transaction.rows >= ROWS_PER_COMMIT) commit();
+  const why = lost.get(draft);
+  if (why) throw new Error(why);
+  return refused;
+}
+
+/** Commits what the draft sent; fails if any of it is gone (a failed transaction, or a thread that died and was replaced). */
+function settle(draft: number, sent: number): null {
+  commit();
+  const why = lost.get(draft);
+  const got = received.get(draft) ?? 0;
+  lost.delete(draft);
+  received.delete(draft);
+  if (why) throw new Error(why);
+  if (got !== sent) throw new Error(`the append thread holds ${got} of the ${sent} rows sent for publication draft ${draft} (it was restarted)`);
+  return null;
+}
+
+parentPort!.on('message', (task: AppendTask) => {
   let reply: ThreadReply;
   try {
-    reply = { id: task.id, value: appendRows(task.rows) };
+    reply = { id: task.id, value: 'settle' in task ? settle(task.settle, task.sent) : append(task.rows) };
   } catch (error) {
     reply = { id: task.id, error: (error as Error).message };
   }

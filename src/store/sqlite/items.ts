@@ -25,18 +25,32 @@ export interface SqliteConnection {
 
 /** SQLite's own item paths: appends on the append thread, reads and records built on page threads. */
 export class SqliteItems implements DialectItems {
+  /** Rows sent to the append thread per draft not yet settled: the thread checks it holds them all. */
+  private readonly sent = new Map<number, number>();
+
   constructor(private readonly c: SqliteConnection) {}
 
   async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
+    if (items.length === 0) return [];
     const rows = items.map(({ seq, item }) => itemInsertValues(draftId, seq, item));
     // Neither the items nor the rows are kept past this point: the thread answers the offer ids it refused.
-    if (this.c.appendThread) return this.c.appendThread.append(rows);
+    if (this.c.appendThread) {
+      this.sent.set(draftId, (this.sent.get(draftId) ?? 0) + rows.length);
+      return this.c.appendThread.append(rows);
+    }
     const refused: DuplicateOffer[] = [];
     const insert = this.c.prepare(INSERT_ITEM_SQL);
     this.c.db.transaction(() => {
       for (const row of rows) if (insert.run(row).changes === 0) refused.push({ seq: row[1] as number, offer_id: row[2] as string });
     })();
     return refused;
+  }
+
+  async settle(draftId: number): Promise<void> {
+    const sent = this.sent.get(draftId);
+    if (sent === undefined || !this.c.appendThread) return;
+    this.sent.delete(draftId);
+    await this.c.appendThread.settle(draftId, sent);
   }
 
   async *read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {

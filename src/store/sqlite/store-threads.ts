@@ -171,9 +171,14 @@ export class AppendThread extends StoreThreads {
     super(path, 'append-worker', 1);
   }
 
-  /** Inserts the rows (itemInsertValues) in one transaction; answers each duplicate (row[1] seq, row[2] offer_id). */
+  /** Inserts one draft's rows (itemInsertValues); answers each duplicate (row[1] seq, row[2] offer_id). Committed later: see settle. */
   append(rows: readonly unknown[][]): Promise<DuplicateOffer[]> {
     return this.post({ rows }) as Promise<DuplicateOffer[]>;
+  }
+
+  /** Commits the draft's rows (`sent` of them were appended); fails if any was lost on the way. */
+  async settle(draftId: number, sent: number): Promise<void> {
+    await this.post({ settle: draftId, sent });
   }
 }
 

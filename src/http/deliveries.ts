@@ -18,9 +18,15 @@ export interface DeliveryNote {
 
 const NOTHING: DeliveryNote = { served: () => undefined };
 
-/** The deliveries of a connection not yet recorded (pipelined requests can make them several). */
+/**
+ * The deliveries of a connection not yet recorded (pipelined requests can make them several), as
+ * a list threaded through them: the newest here, each older one its `older`. A Set per connection
+ * cost ~0.5 µs per answer (adding and deleting), a quarter of what the ledger cost a 304.
+ */
 const OPEN = Symbol('deliveries open on this connection');
-type WatchedSocket = Socket & { [OPEN]?: Set<Delivery> };
+/** Whether the connection has its 'close' listener (the list may be empty between answers). */
+const WATCHED = Symbol('connection watched for cut deliveries');
+type WatchedSocket = Socket & { [OPEN]?: Delivery | null; [WATCHED]?: true };
 
 /**
  * One answer to record, once: when the response finished (the onResponse hook, after
@@ -31,6 +37,9 @@ type WatchedSocket = Socket & { [OPEN]?: Set<Delivery> };
 class Delivery implements DeliveryNote {
   private variant: ServedVariant | null = null;
   private recorded = false;
+  /** Neighbours in the connection's list of open deliveries. */
+  older: Delivery | null = null;
+  newer: Delivery | null = null;
   private readonly at: Date;
   private readonly bytesBefore: number;
 
@@ -50,7 +59,7 @@ class Delivery implements DeliveryNote {
   record(): void {
     if (this.recorded) return;
     this.recorded = true;
-    this.socket?.[OPEN]?.delete(this);
+    if (this.socket) unwatch(this.socket, this);
     const response = this.reply.raw;
     const variant = this.variant;
     this.service.record({
@@ -72,16 +81,29 @@ class Delivery implements DeliveryNote {
   }
 }
 
-/** The connection's open deliveries, and one 'close' listener to record those it cut. */
+/** Adds to the connection's open deliveries; its first gives it one 'close' listener to record those it cut. */
 function watch(socket: WatchedSocket, delivery: Delivery): void {
-  let open = socket[OPEN];
-  if (!open) {
-    const deliveries = (open = socket[OPEN] = new Set());
+  if (!socket[WATCHED]) {
+    socket[WATCHED] = true;
     socket.once('close', () => {
-      for (const cut of deliveries) cut.record();
+      // Oldest first, as they were asked (record() unlinks each).
+      const cut: Delivery[] = [];
+      for (let open = socket[OPEN]; open; open = open.older) cut.push(open);
+      for (let i = cut.length - 1; i >= 0; i--) cut[i].record();
     });
   }
-  open.add(delivery);
+  const newest = socket[OPEN] ?? null;
+  delivery.older = newest;
+  if (newest) newest.newer = delivery;
+  socket[OPEN] = delivery;
+}
+
+function unwatch(socket: WatchedSocket, delivery: Delivery): void {
+  const { older, newer } = delivery;
+  if (newer) newer.older = older;
+  else socket[OPEN] = older;
+  if (older) older.newer = newer;
+  delivery.older = delivery.newer = null;
 }
 
 /**

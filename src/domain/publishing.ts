@@ -12,10 +12,9 @@ import { InvalidJson, type SourceRow } from './publication-source.js';
 /**
  * Items handed to the store at a time. A publication holds at most two batches (one being read,
  * one being written), so this sets its memory: at 20,000 rich items a 1M-item publication
- * peaked at +680 MiB RSS, garbage of short-lived batches included; at 2,000, ~+190 MiB. The
- * price: on SQLite each batch is a commit, and with offer ids in no particular order each commit
- * rewrites the unique index's pages it touched — 1M lean items took 20.5 s instead of 12.8 s
- * (bench/RESULTS.md, "2026-11-25, night", with the fix tried and not yet good enough).
+ * peaked at +680 MiB RSS, garbage of short-lived batches included; at 2,000, ~+190 MiB.
+ * SQLite's append thread still commits ~20,000 rows at a time, over several batches
+ * (store/sqlite/append-worker.ts): a commit per batch made 1M lean items publish ~1.6× slower.
  */
 export const PUBLISH_BATCH_SIZE = 2_000;
 /** Bad rows listed in one answer; the count covers them all. */

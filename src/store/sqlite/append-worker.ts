@@ -7,7 +7,7 @@
  * One transaction spans several batches. A publication sends small batches (memory:
  * PUBLISH_BATCH_SIZE in domain/publishing.ts), but each commit writes every index page it
  * dirtied to the WAL again: with offer ids in no particular order, a commit per 2,000-item
- * batch made 1M lean items publish 1.7× slower than a commit per 20,000 (bench/RESULTS.md,
+ * batch made 1M lean items publish ~1.6× slower than a commit per 20,000 (bench/RESULTS.md,
  * "2026-11-26: publication commits"). So a transaction commits once it holds ROWS_PER_COMMIT
  * rows or has been open MAX_OPEN_MS (a timer, so a stalled upload holds the write lock no
  * longer), and when a draft settles (before its rows are compared, committed or dropped).

@@ -73,7 +73,7 @@ describe('page threads', () => {
   });
 });
 
-/** A database with price_items as the append thread writes them, and its path. */
+/** A new database file with price_items as the append thread writes them (`.name` is its path). */
 function itemsDatabase(name: string): Database.Database {
   const db = new Database(join(dir, name));
   db.pragma('journal_mode = WAL');

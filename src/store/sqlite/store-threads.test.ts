@@ -1,6 +1,8 @@
 /**
  * The page threads: answers in order of asking, errors as rejections, a closed pool refuses.
- * The append thread: a batch it is inserting is not also kept on the main thread.
+ * The append thread: a batch it is inserting is not also kept on the main thread; its
+ * transactions span several batches, yet a draft's rows are all there when it settles, a settle
+ * that finds rows missing or lost fails, and an idle transaction does not keep the write lock.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -85,78 +85,62 @@ function itemsDatabase(name: string): Database.Database {
   return db;
 }
 
+/** Runs `use` with a new items database and an append thread on it, closing both after. */
+async function withAppendThread(name: string, use: (db: Database.Database, thread: AppendThread) => Promise<void>): Promise<void> {
+  const db = itemsDatabase(name);
+  const thread = new AppendThread(db.name);
+  try {
+    await use(db, thread);
+  } finally {
+    await thread.close();
+    db.close();
+  }
+}
+
 /** `count` rows of one draft, seqs from `from`, offer ids `<draft>-<seq>`. */
 const rowsOf = (draft: number, from: number, count: number): unknown[][] =>
   Array.from({ length: count }, (_, i) => [draft, from + i, `${draft}-${from + i}`, 'Item', 100, null, 'RUB', 1, null, null, null, 0]);
 
 describe('the append thread', () => {
-  it("commits interleaved drafts' batches, each draft's all there once it settles", async () => {
-    const db = itemsDatabase('interleaved.db');
-    const thread = new AppendThread(db.name);
-    try {
-      for (let batch = 0; batch < 5; batch++) {
-        assert.deepEqual(await thread.append(rowsOf(1, batch * 300, 300)), []);
-        assert.deepEqual(await thread.append(rowsOf(2, batch * 200, 200)), []);
-      }
-      await thread.settle(1, 1500);
-      const count = db.prepare('SELECT count(*) FROM price_items WHERE price_list_id = ?').pluck();
-      assert.equal(count.get(1), 1500);
-      // Draft 2's rows were committed with draft 1's: its settle finds them all too.
-      assert.deepEqual(await thread.append(rowsOf(2, 1000, 10)), []);
-      await thread.settle(2, 1010);
-      assert.equal(count.get(2), 1010);
-    } finally {
-      await thread.close();
-      db.close();
+  it("commits interleaved drafts' batches, each draft's all there once it settles", () => withAppendThread('interleaved.db', async (db, thread) => {
+    for (let batch = 0; batch < 5; batch++) {
+      assert.deepEqual(await thread.append(rowsOf(1, batch * 300, 300)), []);
+      assert.deepEqual(await thread.append(rowsOf(2, batch * 200, 200)), []);
     }
-  });
+    await thread.settle(1, 1500);
+    const count = db.prepare('SELECT count(*) FROM price_items WHERE price_list_id = ?').pluck();
+    assert.equal(count.get(1), 1500);
+    // Draft 2's rows were committed with draft 1's: its settle finds them all too.
+    assert.deepEqual(await thread.append(rowsOf(2, 1000, 10)), []);
+    await thread.settle(2, 1010);
+    assert.equal(count.get(2), 1010);
+  }));
 
-  it('a settle that finds fewer rows than were sent fails (a thread restarted in between)', async () => {
-    const db = itemsDatabase('restarted.db');
-    const thread = new AppendThread(db.name);
-    try {
-      await thread.append(rowsOf(3, 0, 10));
-      await assert.rejects(thread.settle(3, 25), /holds 10 of the 25 rows sent for publication draft 3/);
-    } finally {
-      await thread.close();
-      db.close();
-    }
-  });
+  it('a settle that finds fewer rows than were sent fails (a thread restarted in between)', () => withAppendThread('restarted.db', async (_db, thread) => {
+    await thread.append(rowsOf(3, 0, 10));
+    await assert.rejects(thread.settle(3, 25), /holds 10 of the 25 rows sent for publication draft 3/);
+  }));
 
-  it('a batch that fails takes the open transaction with it, and every draft in it is told at its settle', async () => {
-    const db = itemsDatabase('failed.db');
-    const thread = new AppendThread(db.name);
-    try {
-      assert.deepEqual(await thread.append(rowsOf(4, 0, 100)), []);
-      // A row with a value missing: the statement fails after draft 5's first row went in.
-      await assert.rejects(thread.append([...rowsOf(5, 0, 1), [5, 1, '5-1']]), /parameter/i);
-      await assert.rejects(thread.settle(4, 100), /rows of publication draft 4 were lost/);
-      assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 0, 'nothing of the failed transaction is stored');
-      // The thread goes on: a new draft's rows are stored.
-      await thread.append(rowsOf(6, 0, 5));
-      await thread.settle(6, 5);
-      assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 5);
-    } finally {
-      await thread.close();
-      db.close();
-    }
-  });
+  it('a batch that fails takes the open transaction with it, and every draft in it is told at its settle', () => withAppendThread('failed.db', async (db, thread) => {
+    assert.deepEqual(await thread.append(rowsOf(4, 0, 100)), []);
+    // A row with a value missing: the statement fails after draft 5's first row went in.
+    await assert.rejects(thread.append([...rowsOf(5, 0, 1), [5, 1, '5-1']]), /parameter/i);
+    await assert.rejects(thread.settle(4, 100), /rows of publication draft 4 were lost/);
+    assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 0, 'nothing of the failed transaction is stored');
+    // The thread goes on: a new draft's rows are stored.
+    await thread.append(rowsOf(6, 0, 5));
+    await thread.settle(6, 5);
+    assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 5);
+  }));
 
-  it('a draft that stops sending does not keep the write lock: its open transaction commits on its own', async () => {
-    const db = itemsDatabase('stalled.db');
+  it('a draft that stops sending does not keep the write lock: its open transaction commits on its own', () => withAppendThread('stalled.db', async (db, thread) => {
     db.pragma('busy_timeout = 20000');
-    const thread = new AppendThread(db.name);
-    try {
-      await thread.append(rowsOf(7, 0, 10));
-      // No settle: this writer gets the lock once the thread's transaction commits by itself.
-      db.exec('BEGIN IMMEDIATE');
-      assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 10);
-      db.exec('COMMIT');
-    } finally {
-      await thread.close();
-      db.close();
-    }
-  });
+    await thread.append(rowsOf(7, 0, 10));
+    // No settle: this writer gets the lock once the thread's transaction commits by itself.
+    db.exec('BEGIN IMMEDIATE');
+    assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 10);
+    db.exec('COMMIT');
+  }));
 
   it('keeps no reference to a batch once sent: the rows are freed while the thread inserts them', async () => {
     setFlagsFromString('--expose-gc');

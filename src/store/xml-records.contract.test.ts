@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Sqlite from 'better-sqlite3';
 import fc from 'fast-check';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { profileColumns } from '../model/columns.js';
@@ -13,8 +12,8 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { xmlRecordSpec, xmlWriter } from '../formats/xml.js';
-import { builtRecords } from '../../test/support/built-records.js';
-import { buildMeta, legacySample, plainItem } from '../../test/support/format-items.js';
+import { builtRecords, legacySampleBothWays, storedQuoteFree } from '../../test/support/built-records.js';
+import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
 for (const dialect of DIALECTS) {
@@ -25,15 +24,7 @@ for (const dialect of DIALECTS) {
     viaWriter(xmlWriter, items, meta, onlyAvailable, afterPublish);
 
   /** SQLite: rows as an older store left them, `quote_free` NULL or with its CSV bits alone; they take the scan. */
-  const storedBefore = (to: 'null' | 'csv bits only') => (listId: number) => {
-    if (dialect !== 'sqlite') return;
-    const raw = new Sqlite(testDb.url.slice('sqlite:'.length));
-    try {
-      raw.prepare(`UPDATE price_items SET quote_free = ${to === 'null' ? 'NULL' : 'quote_free & 65535'} WHERE price_list_id = ?`).run(listId);
-    } finally {
-      raw.close();
-    }
-  };
+  const storedBefore = (to: 'null' | 'csv bits only') => storedQuoteFree(() => testDb, to === 'null' ? 'NULL' : 'quote_free & 65535');
 
   describe(`XML items built by the database (${dialect})`, () => {
     before(async () => {
@@ -42,14 +33,7 @@ for (const dialect of DIALECTS) {
     });
     after(async () => testDb.drop());
 
-    it('the legacy sample gives the JavaScript bytes, filtered too', async () => {
-      const { items } = legacySample();
-      for (const onlyAvailable of [false, true]) {
-        const { viaStore, viaJavaScript, used } = await bothWays(items, buildMeta(items), onlyAvailable);
-        assert.equal(used, true);
-        assert.deepEqual(viaStore, viaJavaScript);
-      }
-    });
+    it('the legacy sample gives the JavaScript bytes, filtered too', () => legacySampleBothWays(bothWays));
 
     it('an empty list gives the JavaScript bytes', async () => {
       const none = await bothWays([], buildMeta([]));

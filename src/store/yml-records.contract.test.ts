@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Sqlite from 'better-sqlite3';
 import fc from 'fast-check';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { profileColumns } from '../model/columns.js';
@@ -14,8 +13,8 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { ymlRecordSpec, ymlWriter } from '../formats/yml.js';
-import { builtRecords, bytesOf } from '../../test/support/built-records.js';
-import { buildMeta, inBatches, legacySample, plainItem } from '../../test/support/format-items.js';
+import { builtRecords, bytesOf, legacySampleBothWays, storedQuoteFree } from '../../test/support/built-records.js';
+import { buildMeta, inBatches, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
 // Texts heavy with what YML escaping is about: the references, `"`, CR, tab and LF (kept in text,
@@ -84,15 +83,7 @@ for (const dialect of DIALECTS) {
     viaWriter(ymlWriter, items, meta, onlyAvailable, afterPublish);
 
   /** SQLite: rows as an older store left them, `quote_free` NULL; they take the scan. */
-  const storedBefore = (listId: number) => {
-    if (dialect !== 'sqlite') return;
-    const raw = new Sqlite(testDb.url.slice('sqlite:'.length));
-    try {
-      raw.prepare('UPDATE price_items SET quote_free = NULL WHERE price_list_id = ?').run(listId);
-    } finally {
-      raw.close();
-    }
-  };
+  const storedBefore = storedQuoteFree(() => testDb, 'NULL');
 
   describe(`YML offers built by the database (${dialect})`, () => {
     before(async () => {
@@ -101,14 +92,7 @@ for (const dialect of DIALECTS) {
     });
     after(async () => testDb.drop());
 
-    it('the legacy sample gives the JavaScript bytes, filtered too', async () => {
-      const { items } = legacySample();
-      for (const onlyAvailable of [false, true]) {
-        const { viaStore, viaJavaScript, used } = await bothWays(items, buildMeta(items), onlyAvailable);
-        assert.equal(used, true);
-        assert.deepEqual(viaStore, viaJavaScript);
-      }
-    });
+    it('the legacy sample gives the JavaScript bytes, filtered too', () => legacySampleBothWays(bothWays));
 
     it('an empty list gives the JavaScript bytes', async () => {
       const none = await bothWays([], buildMeta([]));

@@ -4,11 +4,13 @@
  * writer's output through the store's records and through its JavaScript layout.
  */
 import assert from 'node:assert/strict';
+import Sqlite from 'better-sqlite3';
 import type { ExportMeta, RecordSourceWriter } from '../../src/model/export-writer.js';
 import type { PriceItem } from '../../src/model/price-item.js';
 import type { RecordReader } from '../../src/model/record-spec.js';
 import type { Database } from '../../src/store/types.js';
-import { collectChunks, inBatches } from './format-items.js';
+import type { TestDatabase } from './dialects.js';
+import { buildMeta, collectChunks, inBatches, legacySample } from './format-items.js';
 
 export interface BuiltRecords {
   publish(items: readonly PriceItem[]): Promise<number>;
@@ -54,3 +56,31 @@ export function builtRecords(database: () => Database): BuiltRecords {
     },
   };
 }
+
+type BothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean) => ReturnType<BuiltRecords['bothWays']>;
+
+/** The legacy sample, all items and only available ones: the store's records are used and give the JavaScript bytes; `check` looks further. */
+export async function legacySampleBothWays(bothWays: BothWays, check?: (viaStore: Buffer) => void): Promise<void> {
+  const { items } = legacySample();
+  for (const onlyAvailable of [false, true]) {
+    const { viaStore, viaJavaScript, used } = await bothWays(items, buildMeta(items), onlyAvailable);
+    assert.equal(used, true);
+    assert.deepEqual(viaStore, viaJavaScript);
+    check?.(viaStore);
+  }
+}
+
+/**
+ * SQLite: sets `quote_free` of a list's rows to `value` (an SQL expression), as an older version
+ * of the store left them; an `afterPublish` for bothWays. Nothing on PostgreSQL.
+ */
+export const storedQuoteFree = (testDb: () => TestDatabase, value: string) => (listId: number): void => {
+  const { dialect, url } = testDb();
+  if (dialect !== 'sqlite') return;
+  const raw = new Sqlite(url.slice('sqlite:'.length));
+  try {
+    raw.prepare(`UPDATE price_items SET quote_free = ${value} WHERE price_list_id = ?`).run(listId);
+  } finally {
+    raw.close();
+  }
+};

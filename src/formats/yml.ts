@@ -16,10 +16,12 @@ import { escapeAttribute, escapeText, XML_DECLARATION, xmlValue } from './xml.js
  * currencies, categories) and the footer are always written here.
  */
 
-/** Every YML parser knows the ruble as RUR; Yandex accepts it (CONTRACT §6.1). */
-const ymlCurrency = (code: string): string => (code === 'RUB' ? 'RUR' : code);
-/** The same rule as data, for a store that builds the offers. */
+/**
+ * Every YML parser knows the ruble as RUR; Yandex accepts it (CONTRACT §6.1). As data, so the
+ * layout and a store that builds the offers (ymlRecordSpec) read one rule.
+ */
 const YML_CURRENCY_SPELLINGS: Readonly<Record<string, string>> = Object.freeze({ RUB: 'RUR' });
+const ymlCurrency = (code: string): string => (Object.hasOwn(YML_CURRENCY_SPELLINGS, code) ? YML_CURRENCY_SPELLINGS[code] : code);
 
 /** RFC 3339 in UTC with an explicit offset, to the second: `2026-11-22T07:00:00+00:00`. */
 const ymlDate = (date: Date): string => `${date.toISOString().slice(0, 19)}+00:00`;

@@ -80,7 +80,6 @@ function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
   return (standardOutput ??= prettyLog(config) ?? gatheredLines(1));
 }
 
-
 /**
  * At a terminal, outside production (`npm start` on a developer's machine): readable lines
  * through pino-pretty (in pino's worker thread). Anywhere else — a pipe, a container, a log

@@ -1,19 +1,17 @@
 import { once } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
-import { compilePgRecord, type CompiledPgRecord } from './delimited-sql.js';
+import { compilePgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
 import { compilePgXmlRecord } from './xml-sql.js';
 import { compilePgYmlRecord } from './yml-sql.js';
 import { CopyRecordsQuery } from './copy-out.js';
 import { recordPages } from './record-pages.js';
-
-const { escapeLiteral } = pg;
 
 /** What the item paths use of the dialect's pool. */
 export interface PostgresConnection {
@@ -102,9 +100,8 @@ export class PostgresItems implements DialectItems {
   }
 
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    // COPY takes no bound parameters: the profile's texts go into the statement as literals.
-    const { expression, values } = compilePgAny(spec, 1);
-    const record = inlineParameters(expression, values, 1);
+    // COPY takes no bound parameters: the compilers write the profile's texts as literals.
+    const record = compilePgAny(spec);
     // Pages are ranges of positions, as SQLite's (sqlite/list-pages.ts), not keyset pages with a
     // LIMIT: on a list published since the table's statistics were taken (every new list, until
     // ANALYZE) the planner expects a handful of rows and reads the whole rest of the list for
@@ -128,31 +125,18 @@ export class PostgresItems implements DialectItems {
   }
 }
 
-/** A spec of any format as one PostgreSQL expression per record, its parameters from `$firstParam` on. */
-function compilePgAny(spec: RecordSpec, firstParam: number): CompiledPgRecord {
+/** A spec of any format as one PostgreSQL expression per record, its texts as literals. */
+function compilePgAny(spec: RecordSpec): string {
   switch (spec.format) {
     case 'delimited':
-      return compilePgRecord(spec, firstParam);
+      return compilePgRecord(spec);
     case 'json':
-      return compilePgJsonRecord(spec, firstParam);
+      return compilePgJsonRecord(spec);
     case 'xml':
-      return compilePgXmlRecord(spec, firstParam);
+      return compilePgXmlRecord(spec);
     case 'yml':
-      return compilePgYmlRecord(spec, firstParam);
+      return compilePgYmlRecord(spec);
   }
-}
-
-/**
- * The compiled expression with each `$n` replaced by its value as a quoted literal. The
- * expression's own text is this module's SQL (the profile's texts are all in `values`), so a
- * `$` followed by digits in it is always a placeholder.
- */
-function inlineParameters(expression: string, values: readonly string[], firstParam: number): string {
-  return expression.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = values[Number(n) - firstParam];
-    if (value === undefined) throw new Error(`no value for $${n}`);
-    return escapeLiteral(value);
-  });
 }
 
 function sqlInteger(n: number): string {

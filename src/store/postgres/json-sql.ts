@@ -1,18 +1,16 @@
 import type { JsonRecordPart, JsonRecordSpec } from '../../model/json-record.js';
 import { moneyAsJsonNumber } from '../json-number-sql.js';
 import { sqlConcat } from '../sql-concat.js';
-import { textParams, type CompiledPgRecord } from './delimited-sql.js';
+import { literal } from './delimited-sql.js';
 
 /*
  * A JsonRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
- * sqlite/json-sql.ts). The profile's texts (keys, constants) are bound parameters, from
- * `$firstParam` on.
+ * sqlite/json-sql.ts). The profile's texts (keys, constants) are literals (delimited-sql.ts).
  */
 
-export function compilePgJsonRecord(spec: JsonRecordSpec, firstParam: number): CompiledPgRecord {
-  const { values, param } = textParams(firstParam);
+export function compilePgJsonRecord(spec: JsonRecordSpec): string {
   const part = (p: JsonRecordPart): string => {
-    if (p.kind === 'literal') return param(p.text);
+    if (p.kind === 'literal') return literal(p.text);
     const c = p.field;
     switch (p.kind) {
       case 'text':
@@ -26,5 +24,5 @@ export function compilePgJsonRecord(spec: JsonRecordSpec, firstParam: number): C
         return `CASE WHEN ${c} THEN 'true' WHEN NOT ${c} THEN 'false' ELSE 'null' END`;
     }
   };
-  return { expression: sqlConcat(spec.parts.map(part)), values };
+  return sqlConcat(spec.parts.map(part));
 }

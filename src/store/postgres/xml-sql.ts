@@ -1,36 +1,34 @@
 import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
 import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
-import { textParams, type CompiledPgRecord } from './delimited-sql.js';
+import { literal } from './delimited-sql.js';
 
 /*
  * An XmlRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
- * sqlite/xml-sql.ts). The profile's texts (element names, constants) are bound parameters,
- * from `$firstParam` on.
+ * sqlite/xml-sql.ts). The profile's texts (element names, constants) are literals
+ * (delimited-sql.ts).
  */
 
 /**
  * Escapes an SQL text expression as XML text (or, with the attribute references, an attribute
- * value), its parameters bound through `param` on first use; NULL stays NULL.
+ * value); NULL stays NULL.
  */
-export function pgXmlEscaper(param: (value: string) => string, references: readonly (readonly [string, string])[] = XML_REFERENCES): (c: string) => string {
-  let illegal: string | undefined;
-  let needsWork: string | undefined;
+export function pgXmlEscaper(references: readonly (readonly [string, string])[] = XML_REFERENCES): (c: string) => string {
+  const illegal = literal(XML_ILLEGAL.join(''));
+  // One regular expression first, so the common text (nothing to do) skips the five passes:
+  // 100k items' four texts, 0.16 s with the test against 0.59 s without (bench, 2 CPUs).
+  // None of the characters means anything inside a bracket expression.
+  const needsWork = literal(`[${references.map(([char]) => char).join('')}${XML_ILLEGAL.join('')}]`);
   return (c) => {
     // translate() with nothing to map to drops every illegal character in one pass.
-    let chain = `translate(${c}, ${(illegal ??= param(XML_ILLEGAL.join('')))}, '')`;
+    let chain = `translate(${c}, ${illegal}, '')`;
     for (const [char, reference] of references) chain = `replace(${chain}, chr(${char.codePointAt(0)}), '${reference}')`;
-    // One regular expression first, so the common text (nothing to do) skips the five passes:
-    // 100k items' four texts, 0.16 s with the test against 0.59 s without (bench, 2 CPUs).
-    // None of the characters means anything inside a bracket expression.
-    needsWork ??= param(`[${references.map(([char]) => char).join('')}${XML_ILLEGAL.join('')}]`);
     return `CASE WHEN ${c} ~ ${needsWork} THEN ${chain} ELSE ${c} END`;
   };
 }
 
-export function compilePgXmlRecord(spec: XmlRecordSpec, firstParam: number): CompiledPgRecord {
-  const { values, param } = textParams(firstParam);
-  const escaped = pgXmlEscaper(param);
+export function compilePgXmlRecord(spec: XmlRecordSpec): string {
+  const escaped = pgXmlEscaper();
   const value = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => {
     const c = p.field;
     switch (p.kind) {
@@ -46,8 +44,8 @@ export function compilePgXmlRecord(spec: XmlRecordSpec, firstParam: number): Com
     }
   };
   const part = (p: XmlRecordPart): string => {
-    if (p.kind === 'literal') return param(p.text);
-    return `CASE WHEN ${p.field} IS NULL THEN ${param(`<${p.element}/>`)} ELSE concat(${param(`<${p.element}>`)}, ${value(p)}, ${param(`</${p.element}>`)}) END`;
+    if (p.kind === 'literal') return literal(p.text);
+    return `CASE WHEN ${p.field} IS NULL THEN ${literal(`<${p.element}/>`)} ELSE concat(${literal(`<${p.element}>`)}, ${value(p)}, ${literal(`</${p.element}>`)}) END`;
   };
-  return { expression: sqlConcat(spec.parts.map(part)), values };
+  return sqlConcat(spec.parts.map(part));
 }

@@ -3,7 +3,7 @@ import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
 import { sqlConcat } from '../sql-concat.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES } from '../xml-text.js';
-import { textParams, type CompiledPgRecord } from './delimited-sql.js';
+import { literal } from './delimited-sql.js';
 import { pgXmlEscaper } from './xml-sql.js';
 
 /*
@@ -11,7 +11,7 @@ import { pgXmlEscaper } from './xml-sql.js';
  * sqlite/yml-sql.ts). The keys of `extra` an offer reads (vendor, picture, category,
  * attributes…) come from one json_to_record of it per row, in a subquery of the expression, so
  * the expression stays one column of the render's SELECT. The profile's texts (param names,
- * constants) and the category ids are bound parameters, from `$firstParam` on.
+ * constants) and the category ids are literals (delimited-sql.ts).
  */
 
 /** The row's `extra` as a record (`json`, not `jsonb`: jsonb would reorder the attributes). */
@@ -21,10 +21,9 @@ const EXTRA_RECORD = `json_to_record(coalesce(extra, '{}')::json)
 /** Minor units (never negative, CONTRACT §2) as units, `.` and two digits; NULL stays NULL. */
 const money = (c: string): string => `((${c}) / 100)::text || '.' || lpad(((${c}) % 100)::text, 2, '0')`;
 
-export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): CompiledPgRecord {
-  const { values, param } = textParams(firstParam);
-  const text = pgXmlEscaper(param);
-  const attribute = pgXmlEscaper(param, XML_ATTRIBUTE_REFERENCES);
+export function compilePgYmlRecord(spec: YmlRecordSpec): string {
+  const text = pgXmlEscaper();
+  const attribute = pgXmlEscaper(XML_ATTRIBUTE_REFERENCES);
   let readsExtra = false;
   const read = (field: ItemField): string => {
     if (isStoredField(field)) return field;
@@ -33,7 +32,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): Com
     return `e.${field}`;
   };
   // `open || value || close` is NULL, which concat() skips, when the value is NULL.
-  const optional = (open: string, value: string, close: string): string => `(${param(open)} || ${value} || ${param(close)})`;
+  const optional = (open: string, value: string, close: string): string => `(${literal(open)} || ${value} || ${literal(close)})`;
   const element = (name: string, value: string): string => optional(`<${name}>`, value, `</${name}>\n`);
   // A param whose value is empty once escaped is left out, as the layout does.
   const paramElement = (name: string, value: string): string => optional(`<param name="${name}">`, value, '</param>\n');
@@ -41,7 +40,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): Com
   const part = (p: YmlRecordPart): string => {
     switch (p.kind) {
       case 'literal':
-        return param(p.text);
+        return literal(p.text);
       case 'attribute':
         return attribute(read(p.field));
       case 'boolean':
@@ -49,7 +48,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): Com
       case 'text': {
         const c = read(p.field);
         const spelled = Object.entries(p.spelled ?? {});
-        const escaped = spelled.length === 0 ? text(c) : `CASE ${c} ${spelled.map(([from, to]) => `WHEN ${param(from)} THEN ${param(to)}`).join(' ')} ELSE ${text(c)} END`;
+        const escaped = spelled.length === 0 ? text(c) : `CASE ${c} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${text(c)} END`;
         return element(p.element, escaped);
       }
       case 'money': {
@@ -61,19 +60,19 @@ export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): Com
         return element(p.element, `(${read(p.field)})::text`);
       case 'category':
         // The item's path (null reads as '') as a key of the bound {path: id} object.
-        return element(p.element, `coalesce((${param(JSON.stringify(p.ids))})::jsonb ->> coalesce(${read(p.field)}, ''), ${param(String(p.otherwise))})`);
+        return element(p.element, `coalesce((${literal(JSON.stringify(p.ids))})::jsonb ->> coalesce(${read(p.field)}, ''), ${literal(String(p.otherwise))})`);
       case 'attributes':
         readsExtra = true;
         // json_each_text walks a `json` object in its text's order, which is the order JSON.parse
         // gives (the text was JSON.stringify's: integer-like keys already first).
         // An item without attributes skips the subquery (100k bench items: 180 ms of 670 without the test).
         return `CASE WHEN e.attributes IS NOT NULL THEN
-                  (SELECT string_agg(concat(${param('<param name="')}, ${attribute('a.key')}, ${param('">')}, ${text('a.value')}, ${param('</param>\n')}), '' ORDER BY a.n)
+                  (SELECT string_agg(concat(${literal('<param name="')}, ${attribute('a.key')}, ${literal('">')}, ${text('a.value')}, ${literal('</param>\n')}), '' ORDER BY a.n)
                      FROM json_each_text(e.attributes) WITH ORDINALITY AS a(key, value, n)) END`;
       case 'param': {
         if ('attribute' in p) {
           readsExtra = true;
-          const v = `(e.attributes ->> ${param(p.attribute)})`;
+          const v = `(e.attributes ->> ${literal(p.attribute)})`;
           return paramElement(p.name, `nullif(${text(v)}, '')`);
         }
         const c = read(p.field);
@@ -83,5 +82,5 @@ export function compilePgYmlRecord(spec: YmlRecordSpec, firstParam: number): Com
     }
   };
   const offer = sqlConcat(spec.parts.map(part));
-  return { expression: readsExtra ? `(SELECT ${offer} FROM ${EXTRA_RECORD})` : offer, values };
+  return readsExtra ? `(SELECT ${offer} FROM ${EXTRA_RECORD})` : offer;
 }

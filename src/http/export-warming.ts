@@ -12,6 +12,13 @@ import type { ExportDelivery } from './send-export.js';
 export const WARM_RENDERS_AT_ONCE = 2;
 
 /**
+ * Stores warmed at once. One at a time, PostgreSQL's storm of 5,000 republished stores left the
+ * warming 3,700 stores behind when the last commit came (each warm mostly waits on round trips);
+ * four at once kept up to within a second (bench/RESULTS.md, "publish storm", 2026-11-26).
+ */
+export const WARM_STORES_AT_ONCE = 4;
+
+/**
  * "Never render while a fetcher waits" (issue #16): after each publication, by any process, this
  * instance renders every variant of that store asked for in the last 7 days (on any instance),
  * newest demand first, into its own cache, with the gzip/br copies they were asked in — through
@@ -47,6 +54,7 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
       app.log.info({ storeId, version, variants: plans.length, ms: Math.round(performance.now() - started) }, 'hot variants warmed');
     },
     onError: logFailure('render cache warmer failed'),
+    storesAtOnce: WARM_STORES_AT_ONCE,
   });
   const feed = demand.publicationFeed();
   app.addHook('onReady', async () => {

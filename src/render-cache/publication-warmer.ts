@@ -9,6 +9,8 @@ export interface PublicationWarmerOptions {
   /** Pre-renders what the store's latest list needs; resolves when it is in the cache. */
   warm(storeId: string): Promise<void>;
   onError?(error: unknown): void;
+  /** Stores warmed at the same time (default 1). */
+  storesAtOnce?: number;
 }
 
 /** Events remembered to skip a repeat (a catch-up after a reconnect re-reads the log); past it, memory starts again. */
@@ -18,18 +20,23 @@ const MAX_REMEMBERED = 10_000;
  * Pre-renders each publication's hot variants before anyone asks, whichever process published it:
  * it is told of publications (store/warming-types.ts's feed), so its cost follows publications,
  * not the number of stores, and it renders nothing at start (an instance that starts renders on
- * first request, followed as it renders, not everything at once). Stores are warmed one after the
- * other, in the order their publications arrived; a store published again while it waits is
- * warmed once, at its newest list.
+ * first request, followed as it renders, not everything at once). Stores are warmed in the order
+ * their publications arrived, `storesAtOnce` at a time; a store published again while it waits is
+ * warmed once, at its newest list, and one published while it is being warmed is warmed again
+ * after that warm ends (never twice at once: the second would only wait on the first's renders).
  */
 export class PublicationWarmer {
   private readonly waiting = new Set<string>();
+  private readonly warming = new Set<string>();
   private readonly seen = new Set<string>();
-  private running: Promise<void> | null = null;
+  private readonly storesAtOnce: number;
+  private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private readonly idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly options: PublicationWarmerOptions) {}
+  constructor(private readonly options: PublicationWarmerOptions) {
+    this.storesAtOnce = Math.max(1, options.storesAtOnce ?? 1);
+  }
 
   published(events: readonly PublishedEvent[]): void {
     if (this.stopped) return;
@@ -40,33 +47,40 @@ export class PublicationWarmer {
       this.seen.add(id);
       this.waiting.add(event.storeId);
     }
-    this.running ??= this.drain();
+    this.startWarms();
   }
 
   /** Resolves when nothing waits or renders (tests, the bench). */
   idle(): Promise<void> {
-    if (!this.running) return Promise.resolve();
+    if (this.inFlight.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops taking publications and waits for the store being warmed, if any. */
+  /** Stops taking publications and waits for the stores being warmed, if any. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.waiting.clear();
-    await this.running;
+    await Promise.all(this.inFlight);
   }
 
-  private async drain(): Promise<void> {
-    try {
-      for (const storeId of this.waiting) {
-        if (this.stopped) break;
-        // Taken off before warming: a publication arriving meanwhile queues the store again.
-        this.waiting.delete(storeId);
-        await this.options.warm(storeId).catch((error: unknown) => this.options.onError?.(error));
-      }
-    } finally {
-      this.running = null;
-      for (const resolve of this.idleWaiters.splice(0)) resolve();
+  /** Starts the oldest waiting stores not already being warmed, up to `storesAtOnce` warms. */
+  private startWarms(): void {
+    for (const storeId of this.waiting) {
+      if (this.stopped || this.warming.size >= this.storesAtOnce) return;
+      if (this.warming.has(storeId)) continue;
+      // Taken off before warming: a publication arriving meanwhile queues the store again.
+      this.waiting.delete(storeId);
+      this.warming.add(storeId);
+      const warm: Promise<void> = this.options
+        .warm(storeId)
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.warming.delete(storeId);
+          this.inFlight.delete(warm);
+          this.startWarms();
+          if (this.inFlight.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+        });
+      this.inFlight.add(warm);
     }
   }
 }

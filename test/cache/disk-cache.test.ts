@@ -231,4 +231,41 @@ describe('PublicationWarmer', () => {
     await warmer.idle();
     assert.deepEqual(warmed, ['good', 'slow']);
   });
+
+  test('warms storesAtOnce stores at the same time, never one store twice at once', async () => {
+    const gates = new Map<string, () => void>();
+    const started: string[] = [];
+    let running = 0;
+    let mostRunning = 0;
+    const warmer = new PublicationWarmer({
+      storesAtOnce: 2,
+      warm: async (storeId) => {
+        started.push(storeId);
+        mostRunning = Math.max(mostRunning, ++running);
+        await new Promise<void>((resolve) => gates.set(storeId, resolve));
+        running--;
+      },
+    });
+    const finish = async (storeId: string) => {
+      gates.get(storeId)!();
+      gates.delete(storeId);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    warmer.published([{ storeId: 'a', seq: 1 }, { storeId: 'b', seq: 2 }, { storeId: 'c', seq: 3 }]);
+    assert.deepEqual(started, ['a', 'b'], 'two at once; c waits');
+    await finish('b');
+    assert.deepEqual(started, ['a', 'b', 'c'], 'c takes the freed place');
+    // 'a' published again while it is being warmed, and a place frees: it waits for its own warm, not a second copy of it.
+    warmer.published([{ storeId: 'a', seq: 4 }]);
+    await finish('c');
+    assert.deepEqual(started, ['a', 'b', 'c']);
+    warmer.published([{ storeId: 'd', seq: 5 }]);
+    assert.deepEqual(started, ['a', 'b', 'c', 'd'], 'a later store passes the one waiting for its own warm');
+    await finish('a');
+    assert.deepEqual(started, ['a', 'b', 'c', 'd', 'a'], 'a is warmed again at its newest list once its first warm ended');
+    await finish('d');
+    await finish('a');
+    await warmer.idle();
+    assert.equal(mostRunning, 2);
+  });
 });

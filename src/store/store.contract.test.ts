@@ -229,6 +229,22 @@ for (const dialect of DIALECTS) {
         assert.equal(after?.latest?.category_ids.length, 3);
       });
 
+      it('look-ups asked together each get their own key, a missing one null; a revocation by another connection is seen by the next', async () => {
+        const stores = [await createStore(db, 'EUR'), await createStore(db, 'USD')];
+        const keys = await Promise.all(stores.map((storeId) => db.keys.insert({ id: `kt-${storeId}`, store_id: storeId, label: null, prefix: 'p', hash: `ht-${storeId}` })));
+        const asked = [...stores, 'none', stores[0]].map((storeId) => db.keys.findByHash(`ht-${storeId}`));
+        const found = await Promise.all(asked);
+        assert.deepEqual(found.map((lookup) => lookup?.key.id ?? null), [keys[0].id, keys[1].id, null, keys[0].id]);
+        assert.deepEqual(found.map((lookup) => lookup?.store.currency ?? null), ['EUR', 'USD', null, 'EUR']);
+        const other = await openDatabase(testDb.url);
+        try {
+          await other.keys.revoke(keys[1].id, new Date('2031-01-01T00:00:00Z'));
+        } finally {
+          await other.close();
+        }
+        assert.ok((await db.keys.findByHash(`ht-${stores[1]}`))?.key.revoked_at, 'the next look-up sees the revocation');
+      });
+
       it('touches and revokes a key; a second revoke keeps the first time', async () => {
         const storeId = await createStore(db);
         const key = await db.keys.insert({ id: `k-${storeId}`, store_id: storeId, label: null, prefix: 'p', hash: `h-${storeId}` });

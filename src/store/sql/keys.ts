@@ -1,15 +1,21 @@
 import { scopesToJson } from '../../model/key-scopes.js';
 import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
 import { inBackgroundTogether, type Query, type SqlDialect } from './dialect.js';
-import { KEY_COLUMNS, KEY_LOOKUP_SQL, type RowMappers } from './rows.js';
+import { KEY_COLUMNS, KEY_LOOKUP_SQL, keyLookupManySql, type RowMappers } from './rows.js';
 
 export class SqlKeyRepository implements KeyRepository {
   /** Touches not yet written: the latest time per key. */
   private readonly pendingTouches = new Map<string, Date>();
   /** The write of the touches gathered so far, once one is scheduled. */
   private touchesWritten: Promise<void> | null = null;
+  /** The keys asked for in this event-loop turn, and their one query, once scheduled (lookUpInTurn). */
+  private turn: { hashes: Set<string>; found: Promise<Map<string, KeyLookup>> } | null = null;
 
-  constructor(private readonly d: SqlDialect, private readonly map: RowMappers) {}
+  private readonly lookUpManySql: string;
+
+  constructor(private readonly d: SqlDialect, private readonly map: RowMappers) {
+    this.lookUpManySql = keyLookupManySql(d.anyText('k.hash'));
+  }
 
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
     const { rows } = await this.d.query(this.insertQuery(key));
@@ -24,7 +30,37 @@ export class SqlKeyRepository implements KeyRepository {
   }
 
   async findByHash(hash: string): Promise<KeyLookup | null> {
-    return this.d.keyLookups ? this.d.keyLookups.find(hash, () => this.lookUp(hash)) : this.lookUp(hash);
+    return this.d.keyLookups ? this.d.keyLookups.find(hash, () => this.lookUp(hash)) : this.lookUpInTurn(hash);
+  }
+
+  /**
+   * Without remembered look-ups (PostgreSQL: another instance may revoke a key at any moment),
+   * every request asks the database, but the requests of one event-loop turn ask together: one
+   * query for every key asked in it, sent in the turn's check phase, after the poll phase has read
+   * every ready socket. Each request still gets a read made after it arrived, so a revocation
+   * committed before it was sent is seen (CONTRACT §4); a round trip per 304 was most of a 304's
+   * cost on PostgreSQL (bench/RESULTS.md, "PostgreSQL 304s").
+   */
+  private async lookUpInTurn(hash: string): Promise<KeyLookup | null> {
+    let turn = this.turn;
+    if (!turn) {
+      const hashes = new Set<string>();
+      turn = this.turn = {
+        hashes,
+        found: new Promise((resolve) => setImmediate(resolve)).then(() => {
+          // Look-ups from here on make the next query: this one may predate their requests.
+          this.turn = null;
+          return this.lookUpMany([...hashes]);
+        }),
+      };
+    }
+    turn.hashes.add(hash);
+    return (await turn.found).get(hash) ?? null;
+  }
+
+  private async lookUpMany(hashes: readonly string[]): Promise<Map<string, KeyLookup>> {
+    const { rows } = await this.d.query({ sql: this.lookUpManySql, params: [this.d.texts(hashes)], request: true });
+    return new Map(rows.map((row) => [row.k_hash as string, this.map.keyLookup(row)]));
   }
 
   private async lookUp(hash: string): Promise<KeyLookup | null> {

@@ -70,6 +70,10 @@ export const KEY_LOOKUP_SQL = `SELECT k.id, k.store_id, k.label, k.prefix, k.cre
   LEFT JOIN price_lists p ON p.id = s.latest_price_list_id
  WHERE k.hash = ?`;
 
+/** KEY_LOOKUP_SQL for several keys at once, each row with its `k_hash`; `where` matches `k.hash` against them. */
+export const keyLookupManySql = (where: string): string =>
+  KEY_LOOKUP_SQL.replace('SELECT k.id,', 'SELECT k.hash AS k_hash, k.id,').replace('WHERE k.hash = ?', `WHERE ${where}`);
+
 /** A published list's columns (not its draft bookkeeping). */
 export const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available_count, currencies, category_ids, items_of';
 const P_LIST_COLUMNS = LIST_COLUMNS.replace(/\w+/g, 'p.$&');

@@ -6,7 +6,7 @@
  * every round; the figure is the median of the per-round ratios now ÷ before (> 1: faster
  * now), with min–max, printed as BENCH-RESULT lines (bench/lib/bench-result.ts).
  *
- *   node --import tsx bench/before-after.ts --before <commit> [--after <commit>] [--rounds 5] [--quick] [--seconds 5] [--only 304,publishing]
+ *   node --import tsx bench/before-after.ts --before <commit> [--after <commit>] [--rounds 5] [--quick] [--seconds 5] [--only 304,publishing] [--database-url postgres://…]
  *
  * Not part of `npm run bench` (it builds a second tree); its output goes into RESULTS.md by hand.
  */
@@ -20,6 +20,7 @@ import { download } from './http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from './lib/bench-result.js';
 import { startServer, type ServerProcess } from './server-process.js';
 import { wrk } from './wrk.js';
+import { createEmptyDatabase } from '../test/multi-instance/processes.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,6 +34,9 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     // Items of the publication figures (default 100,000; 20,000 with --quick).
     'publish-items': { type: 'string' },
+    // The served figures (first renders, repeats, 304s) on PostgreSQL: each side gets a new
+    // database of this server, dropped at the end. Publication figures stay on SQLite.
+    'database-url': { type: 'string' },
   },
 });
 if (!args.before) {
@@ -152,6 +156,16 @@ async function figure(name: string, unit: string, measure: (side: Side) => Promi
   });
 }
 
+/** The served figures' database, named in their titles. */
+const served = args['database-url'] ? ', PostgreSQL' : ', SQLite';
+const dropAfter: Array<() => Promise<void>> = [];
+async function sideDatabaseUrl(name: string): Promise<string> {
+  if (!args['database-url']) return `sqlite:${join(work, `${name}.db`)}`;
+  const created = await createEmptyDatabase(args['database-url']);
+  dropAfter.push(created.drop);
+  return created.url;
+}
+
 try {
   const checkout = (name: string, commit: string) => {
     const tree = join(work, name);
@@ -165,16 +179,16 @@ try {
     console.log(`building ${name} …`);
     // Inside the tree, so that the build finds its node_modules and its package.json's module type.
     const entry = build(tree, join(tree, '.cache', `before-after-${name}`));
-    const databaseUrl = `sqlite:${join(work, `${name}.db`)}`;
+    const databaseUrl = await sideDatabaseUrl(name);
     const { keys } = fill(tree, databaseUrl, { small: 10_000, first: FIRST_COUNT });
     sides.push({ name, tree, entry, databaseUrl, keys: keys as Side['keys'] });
   }
   const [before, now] = sides;
   for (const format of ['csv', 'tsv', 'xlsx', 'json', 'xml', 'yml']) {
-    await figure(`first (uncached) ${format.toUpperCase()} of ${FIRST_COUNT.toLocaleString('en-US')} items over HTTP`, 'items/s', (side) => firstRender(side, format), before, now);
+    await figure(`first (uncached) ${format.toUpperCase()} of ${FIRST_COUNT.toLocaleString('en-US')} items over HTTP${served}`, 'items/s', (side) => firstRender(side, format), before, now);
   }
-  await figure('repeat downloads of a cached 10,000-item CSV, 32 connections', 'req/s', (side) => cachedLoad(side, false), before, now);
-  await figure('304 revalidations, 32 connections', 'req/s', (side) => cachedLoad(side, true), before, now);
+  await figure(`repeat downloads of a cached 10,000-item CSV, 32 connections${served}`, 'req/s', (side) => cachedLoad(side, false), before, now);
+  await figure(`304 revalidations, 32 connections${served}`, 'req/s', (side) => cachedLoad(side, true), before, now);
   // Publication as a repricer runs it: the built CLI on an NDJSON file, into a fresh database
   // (so the guard has no predecessor to compare with), the whole process timed.
   const items = join(work, 'items.ndjson');
@@ -226,6 +240,7 @@ try {
     now,
   );
 } finally {
+  for (const drop of dropAfter) await drop();
   for (const name of ['before', 'now']) spawnSync('git', ['worktree', 'remove', '--force', join(work, name)], { cwd: ROOT, stdio: 'ignore' });
   rmSync(work, { recursive: true, force: true });
 }

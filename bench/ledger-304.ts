@@ -5,7 +5,10 @@
  * rounds so both see the same load from the rest of the (shared) machine; the figure is the
  * median of the rounds' ratios, with their min–max.
  *
- *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32] [--profile] [--aa] [--pin]
+ * With `--twins`, the two are one process with two apps (bench/lib/ledger-twins.ts), so what
+ * separates them is the ledger alone, not two processes' JIT and placement.
+ *
+ *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32] [--profile] [--aa] [--pin] [--twins]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +29,9 @@ const { values: args } = parseArgs({
     aa: { type: 'boolean', default: false },
     // The servers on the second CPU, wrk on the first.
     pin: { type: 'boolean', default: false },
+    // Both apps in one process (bench/lib/ledger-twins.ts), a new process each round: the
+    // spread between processes of the same code leaves the comparison.
+    twins: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Math.max(5, Number(args.rounds));
@@ -44,6 +50,11 @@ const median = (values: number[]) => {
 const dir = mkdtempSync(join(tmpdir(), 'price-export-ledger-bench-'));
 const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
 const servers: ServerProcess[] = [];
+/** One of the two answering: its own process, or one app of the twins' process. */
+interface Served {
+  process: ServerProcess;
+  base: string;
+}
 try {
   const store = await openDatabase(databaseUrl);
   await store.migrate();
@@ -55,6 +66,13 @@ try {
       command: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')], databaseUrl, cwd: ROOT, env: { LEDGER_DAYS: ledgerDays }, cpus: args.pin ? '1' : undefined,
       nodeFlags: args.profile && round === ROUNDS - 1 ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `profile-${ledgerDays}`)}`] : [],
     });
+  /** One process, two apps: the first with the ledger (none with --aa), the second without. */
+  const startTwins = (round: number) =>
+    startServer({
+      command: ['--import', 'tsx', join(ROOT, 'bench/lib/ledger-twins.ts')], databaseUrl, cwd: ROOT, apps: 2,
+      env: { TWIN_LEDGER_DAYS: `${ON_DAYS},0` }, cpus: args.pin ? '1' : undefined,
+      nodeFlags: args.profile && round === ROUNDS - 1 ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'profile-twins')}`] : [],
+    });
   const path = `/api/export/latest?key=${key}`;
   let etag = '';
   /**
@@ -63,19 +81,26 @@ try {
    * "2026-11-25, night"), so one pair for every round measured the pair, not the ledger: each
    * round starts its own, in alternating order, and warms both before measuring.
    */
-  const freshPair = async (round: number): Promise<{ on: ServerProcess; off: ServerProcess }> => {
+  const freshPair = async (round: number): Promise<{ on: Served; off: Served }> => {
     for (const s of servers.splice(0)) await s.stop();
-    const pair: Partial<Record<'on' | 'off', ServerProcess>> = {};
-    for (const which of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-      const s = await start(which === 'on' ? ON_DAYS : '0', round);
+    const pair: Partial<Record<'on' | 'off', Served>> = {};
+    if (args.twins) {
+      const s = await startTwins(round);
       servers.push(s);
-      pair[which] = s;
+      pair.on = { process: s, base: s.bases[0] };
+      pair.off = { process: s, base: s.bases[1] };
+    } else {
+      for (const which of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+        const s = await start(which === 'on' ? ON_DAYS : '0', round);
+        servers.push(s);
+        pair[which] = { process: s, base: s.base };
+      }
     }
     etag ||= (await download(`${pair.on!.base}${path}`)).headers.etag as string;
-    for (const s of [pair.on!, pair.off!]) {
-      const check = await download(`${s.base}${path}`, { 'if-none-match': etag });
+    for (const { base } of [pair.on!, pair.off!]) {
+      const check = await download(`${base}${path}`, { 'if-none-match': etag });
       if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
-      await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: 1, headers: { 'If-None-Match': etag } });
+      await wrk(`${base}${path}`, { connections: CONNECTIONS, seconds: 1, headers: { 'If-None-Match': etag } });
     }
     return { on: pair.on!, off: pair.off! };
   };
@@ -92,12 +117,12 @@ try {
     const result: Record<string, { rps: number; cpuPerRequest: number }> = {};
     for (const which of order) {
       const s = which === 'on' ? on : off;
-      const cpuBefore = cpuSeconds(s.pid);
+      const cpuBefore = cpuSeconds(s.process.pid);
       const from = monotonicMicros();
       const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag }, cpus: args.pin ? '0' : undefined });
       // A few wrk timeouts on a loaded machine are reported, not fatal; the ratio still compares like with like.
       if (run.errors.length > 0) problems.push(`round ${round + 1} ${which}: ${run.errors.join('; ')}`);
-      result[which] = { rps: run.requestsPerSecond, cpuPerRequest: (cpuSeconds(s.pid) - cpuBefore) / (run.requestsPerSecond * SECONDS) };
+      result[which] = { rps: run.requestsPerSecond, cpuPerRequest: (cpuSeconds(s.process.pid) - cpuBefore) / (run.requestsPerSecond * SECONDS) };
       rates[which].push(run.requestsPerSecond);
       windows[which] = { from, to: monotonicMicros() };
     }
@@ -120,7 +145,8 @@ try {
   for (const s of servers.splice(0)) await s.stop();
   if (args.profile) {
     for (const [which, days] of [['on', '30'], ['off', '0']] as const) {
-      const { main } = threadProfiles(join(dir, `profile-${which === 'on' ? ON_DAYS : days}`));
+      // The twins' one profile holds both apps: each one's window is its own wrk run.
+      const { main } = threadProfiles(join(dir, args.twins ? 'profile-twins' : `profile-${which === 'on' ? ON_DAYS : days}`));
       const window = windows[which];
       if (main && window) console.log(`\nThe "${which}" server's main thread, last round:\n\n${framesTable(topFrames(main, 30, window))}`);
     }

@@ -17,6 +17,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Pinned to these CPUs (`taskset -c`), so the scheduler moving it about is not part of what is measured. */
   cpus?: string;
+  /** Apps the process listens with (bench/lib/ledger-twins.ts: 2); started when each has logged its address. */
+  apps?: number;
 }
 
 export interface RenderedVariant {
@@ -30,6 +32,8 @@ export interface ServerProcess {
   child: ChildProcess;
   pid: number;
   base: string;
+  /** Every app's address, in the order they listened (`base` is the first). */
+  bases: string[];
   /** "export rendered" log lines so far. */
   renders(): number;
   /**
@@ -110,7 +114,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  const base = await new Promise<string>((resolve, reject) => {
+  const bases: string[] = [];
+  await new Promise<void>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       // A request's log line is parsed by no one here: at 25,000 a second, parsing each would take
@@ -127,7 +132,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
       }
       if ((entry.level ?? 0) >= 40) problems.push(line.slice(0, 300));
       const listening = /^Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(entry.msg ?? '');
-      if (listening) resolve(listening[1]);
+      if (listening) bases.push(listening[1]);
+      if (listening && bases.length === (options.apps ?? 1)) resolve();
     });
     void exited.then((code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
   });
@@ -135,7 +141,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   return {
     child,
     pid: child.pid!,
-    base,
+    base: bases[0],
+    bases,
     renders: () => rendered.length,
     rendered: () => rendered,
     problems: () => problems,

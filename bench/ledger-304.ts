@@ -100,7 +100,8 @@ try {
     for (const { base } of [pair.on!, pair.off!]) {
       const check = await download(`${base}${path}`, { 'if-none-match': etag });
       if (check.status !== 304) throw new Error(`If-None-Match answered ${check.status}`);
-      await wrk(`${base}${path}`, { connections: CONNECTIONS, seconds: 1, headers: { 'If-None-Match': etag } });
+      // Warmed before measuring (the twins longer: both apps share one JIT, which settles over seconds).
+      await wrk(`${base}${path}`, { connections: CONNECTIONS, seconds: args.twins ? 3 : 1, headers: { 'If-None-Match': etag } });
     }
     return { on: pair.on!, off: pair.off! };
   };
@@ -112,20 +113,33 @@ try {
   const problems: string[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const { on, off } = await freshPair(round);
-    // Alternate which goes first, so neither always runs right after the other's burst.
-    const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
-    const result: Record<string, { rps: number; cpuPerRequest: number }> = {};
+    // Alternate which goes first, so neither always runs right after the other's burst. The twins
+    // run on, off, off, on (or the reverse): in one process the later runs are faster (its JIT
+    // still settling), and the mirrored order gives both the same share of early and late.
+    const pairOrder = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+    const order = args.twins ? [...pairOrder, ...[...pairOrder].reverse()] : pairOrder;
+    const totals = { on: { requests: 0, seconds: 0, cpu: 0 }, off: { requests: 0, seconds: 0, cpu: 0 } };
     for (const which of order) {
       const s = which === 'on' ? on : off;
+      // The ledger writes its batch a second after the last answer: in one process (--twins) that
+      // write must not fall into the other app's run, nor the other's into this one.
+      if (args.twins) await new Promise((resolve) => setTimeout(resolve, 1_500));
       const cpuBefore = cpuSeconds(s.process.pid);
       const from = monotonicMicros();
       const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag }, cpus: args.pin ? '0' : undefined });
       // A few wrk timeouts on a loaded machine are reported, not fatal; the ratio still compares like with like.
       if (run.errors.length > 0) problems.push(`round ${round + 1} ${which}: ${run.errors.join('; ')}`);
-      result[which] = { rps: run.requestsPerSecond, cpuPerRequest: (cpuSeconds(s.process.pid) - cpuBefore) / (run.requestsPerSecond * SECONDS) };
-      rates[which].push(run.requestsPerSecond);
+      totals[which].requests += run.requestsPerSecond * SECONDS;
+      totals[which].seconds += SECONDS;
+      totals[which].cpu += cpuSeconds(s.process.pid) - cpuBefore;
       windows[which] = { from, to: monotonicMicros() };
     }
+    const result = Object.fromEntries((['on', 'off'] as const).map((which) => {
+      const t = totals[which];
+      return [which, { rps: t.requests / t.seconds, cpuPerRequest: t.cpu / t.requests }];
+    })) as Record<'on' | 'off', { rps: number; cpuPerRequest: number }>;
+    rates.on.push(result.on.rps);
+    rates.off.push(result.off.rps);
     ratios.push(result.on.rps / result.off.rps);
     cpuRatios.push(result.off.cpuPerRequest / result.on.cpuPerRequest);
     console.log(`round ${round + 1}: ledger on ${Math.round(result.on.rps)}/s, off ${Math.round(result.off.rps)}/s, ratio ${(result.on.rps / result.off.rps).toFixed(3)}`);

@@ -1,6 +1,7 @@
 /** PostgreSQL's key look-ups: every request reads the database, the requests of one event-loop turn in one query. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { queriesOf as countQueries } from '../../../test/support/count-queries.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../test/support/dialects.js';
 import { sqlDatabase } from '../sql/sql-database.js';
 import type { Database } from '../types.js';
@@ -23,20 +24,7 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
       await testDb?.drop();
     });
 
-    /** What `run` answers, and how many statements the dialect ran for it. */
-    async function queriesOf<T>(run: () => Promise<T>): Promise<{ value: T; asked: number }> {
-      const query = pgDialect.query.bind(pgDialect);
-      let asked = 0;
-      pgDialect.query = (q) => {
-        asked++;
-        return query(q);
-      };
-      try {
-        return { value: await run(), asked };
-      } finally {
-        pgDialect.query = query;
-      }
-    }
+    const queriesOf = <T>(run: () => Promise<T>) => countQueries(pgDialect, run);
 
     it('asks once for every look-up of a turn, each with its own answer', async () => {
       const { value, asked } = await queriesOf(() => Promise.all(['h1', 'h2', 'h1', 'nothing', 'h3'].map((hash) => db.keys.findByHash(hash))));

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { KeyScopes } from '../../model/key-scopes.js';
 import type { PriceItem } from '../../model/price-item.js';
+import { queriesOf as countQueries } from '../../../test/support/count-queries.js';
 import { changeSignal, type ChangeSignal } from './change-signal.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { sqlDatabase } from '../sql/sql-database.js';
@@ -35,19 +36,7 @@ describe('remembered key look-ups never outlive a change', () => {
     await server.keys.insert({ id: 'k1', store_id: 's', label: null, prefix: 'p', hash: 'h1' });
   });
   /** What `run` answers, and how many statements the server's connection ran for it. */
-  async function queriesOf<T>(run: () => Promise<T>): Promise<{ value: T; asked: number }> {
-    const query = serverDialect.query.bind(serverDialect);
-    let asked = 0;
-    serverDialect.query = (q) => {
-      asked++;
-      return query(q);
-    };
-    try {
-      return { value: await run(), asked };
-    } finally {
-      serverDialect.query = query;
-    }
-  }
+  const queriesOf = <T>(run: () => Promise<T>) => countQueries(serverDialect, run);
   after(async () => {
     await server.close();
     await cli.close();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DemandService, WarmPlan } from '../domain/variant-demand.js';
 import { PublicationWarmer } from '../render-cache/publication-warmer.js';
+import { renderSlots } from '../render-cache/render-slots.js';
 import { cacheKey, renderSource } from './export-cache.js';
 import type { ExportDelivery } from './send-export.js';
 
@@ -12,11 +13,19 @@ import type { ExportDelivery } from './send-export.js';
 export const WARM_RENDERS_AT_ONCE = 2;
 
 /**
- * Stores warmed at once. One at a time, PostgreSQL's storm of 5,000 republished stores left the
- * warming 3,700 stores behind when the last commit came (each warm mostly waits on round trips);
- * four at once kept up to within a second (bench/RESULTS.md, "publish storm", 2026-11-26).
+ * Stores warmed at once. One store at a time, PostgreSQL's storm of 5,000 republished stores
+ * left the warming 96 s behind the last commit (1,300 stores' hot variants not yet rendered): a
+ * store's warm is mostly round trips (its hot variants, its list, its pages). Four at once kept
+ * up to within a second (bench/RESULTS.md, "The publish storm on PostgreSQL", 2026-11-26).
  */
 export const WARM_STORES_AT_ONCE = 4;
+
+/**
+ * Renders at once over every store being warmed: four stores' one hot variant each (the storm
+ * as measured), or two stores' two. So several large stores published together hold at most four
+ * renders' buffers (a 1M-item render peaks at +75–150 MiB, bench/RESULTS.md), not eight.
+ */
+export const WARM_RENDERS_IN_ALL = 4;
 
 /**
  * "Never render while a fetcher waits" (issue #16): after each publication, by any process, this
@@ -37,6 +46,7 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
     await cache.warm(key, app.metrics.timeRender(resolved.variant.format, renderSource(exports, resolved)));
     for (const coding of codings) if (coding !== 'identity') cache.want(key, coding);
   };
+  const inRenderSlot = renderSlots(WARM_RENDERS_IN_ALL);
   const warmer = new PublicationWarmer({
     warm: async (storeId) => {
       const started = performance.now();
@@ -47,7 +57,10 @@ export function registerExportWarming(app: FastifyInstance, { exports, cache }: 
       cache.noteLatest(storeId, version);
       let next = 0;
       const worker = async () => {
-        while (next < plans.length) await warmOne(plans[next++]).catch(logFailure('render cache warmer: a variant failed to render'));
+        while (next < plans.length) {
+          const plan = plans[next++];
+          await inRenderSlot(() => warmOne(plan)).catch(logFailure('render cache warmer: a variant failed to render'));
+        }
       };
       await Promise.all(Array.from({ length: Math.min(WARM_RENDERS_AT_ONCE, plans.length) }, worker));
       if (publishedAt) app.metrics.warmerLag((Date.now() - publishedAt.getTime()) / 1000);

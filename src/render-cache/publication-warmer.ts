@@ -27,10 +27,10 @@ const MAX_REMEMBERED = 10_000;
  */
 export class PublicationWarmer {
   private readonly waiting = new Set<string>();
-  private readonly warming = new Set<string>();
+  /** The stores being warmed, each with its warm. */
+  private readonly warming = new Map<string, Promise<void>>();
   private readonly seen = new Set<string>();
   private readonly storesAtOnce: number;
-  private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
   private readonly idleWaiters: Array<() => void> = [];
 
@@ -52,7 +52,7 @@ export class PublicationWarmer {
 
   /** Resolves when nothing waits or renders (tests, the bench). */
   idle(): Promise<void> {
-    if (this.inFlight.size === 0) return Promise.resolve();
+    if (this.warming.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -60,7 +60,7 @@ export class PublicationWarmer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.waiting.clear();
-    await Promise.all(this.inFlight);
+    await Promise.all(this.warming.values());
   }
 
   /** Starts the oldest waiting stores not already being warmed, up to `storesAtOnce` warms. */
@@ -70,17 +70,15 @@ export class PublicationWarmer {
       if (this.warming.has(storeId)) continue;
       // Taken off before warming: a publication arriving meanwhile queues the store again.
       this.waiting.delete(storeId);
-      this.warming.add(storeId);
-      const warm: Promise<void> = this.options
+      const warm = this.options
         .warm(storeId)
         .catch((error: unknown) => this.options.onError?.(error))
         .finally(() => {
           this.warming.delete(storeId);
-          this.inFlight.delete(warm);
           this.startWarms();
-          if (this.inFlight.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+          if (this.warming.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
         });
-      this.inFlight.add(warm);
+      this.warming.set(storeId, warm);
     }
   }
 }

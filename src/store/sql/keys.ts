@@ -2,15 +2,13 @@ import { scopesToJson } from '../../model/key-scopes.js';
 import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
 import { inBackgroundTogether, type Query, type SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, keyLookupManySql, type RowMappers } from './rows.js';
+import { turnBatch } from './turn-batch.js';
 
 export class SqlKeyRepository implements KeyRepository {
-  /** Touches not yet written: the latest time per key. */
-  private readonly pendingTouches = new Map<string, Date>();
-  /** The write of the touches gathered so far, once one is scheduled. */
-  private touchesWritten: Promise<void> | null = null;
-  /** The keys asked for in this event-loop turn, and their one query, once scheduled (lookUpInTurn). */
-  private turn: { hashes: Set<string>; found: Promise<Map<string, KeyLookup>> } | null = null;
-
+  /** The touches of a turn, the latest time per key, written together (touch). */
+  private readonly touchInTurn = turnBatch((touches: ReadonlyMap<string, Date>) => this.writeTouches(touches));
+  /** The look-ups of a turn, asked together (lookUpInTurn). */
+  private readonly lookUpInTurnBatch = turnBatch((hashes: ReadonlyMap<string, true>) => this.lookUpMany([...hashes.keys()]));
   private readonly lookUpManySql: string;
 
   constructor(private readonly d: SqlDialect, private readonly map: RowMappers) {
@@ -42,20 +40,7 @@ export class SqlKeyRepository implements KeyRepository {
    * cost on PostgreSQL (bench/RESULTS.md, "PostgreSQL 304s").
    */
   private async lookUpInTurn(hash: string): Promise<KeyLookup | null> {
-    let turn = this.turn;
-    if (!turn) {
-      const hashes = new Set<string>();
-      turn = this.turn = {
-        hashes,
-        found: new Promise((resolve) => setImmediate(resolve)).then(() => {
-          // Look-ups from here on make the next query: this one may predate their requests.
-          this.turn = null;
-          return this.lookUpMany([...hashes]);
-        }),
-      };
-    }
-    turn.hashes.add(hash);
-    return (await turn.found).get(hash) ?? null;
+    return (await this.lookUpInTurnBatch(hash, true)).get(hash) ?? null;
   }
 
   private async lookUpMany(hashes: readonly string[]): Promise<Map<string, KeyLookup>> {
@@ -87,17 +72,11 @@ export class SqlKeyRepository implements KeyRepository {
    */
   touch(id: string, at: Date): Promise<void> {
     this.d.keyLookups?.touched(id, at);
-    this.pendingTouches.set(id, at);
-    this.touchesWritten ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.writeTouches());
-    return this.touchesWritten;
+    return this.touchInTurn(id, at);
   }
 
-  private async writeTouches(): Promise<void> {
-    const batch = [...this.pendingTouches];
-    this.pendingTouches.clear();
-    // Touches from here on make the next batch.
-    this.touchesWritten = null;
-    await inBackgroundTogether(this.d, batch.map(([id, at]) => ({ sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] })));
+  private async writeTouches(touches: ReadonlyMap<string, Date>): Promise<void> {
+    await inBackgroundTogether(this.d, [...touches].map(([id, at]) => ({ sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] })));
   }
 
   async revoke(id: string, at: Date): Promise<ApiKeyRecord | null> {

@@ -61,18 +61,24 @@ export function rowMappers(d: Pick<SqlDialect, 'time' | 'json'>): RowMappers {
 /** The store's columns as `s_…`, beside a key's or a list's own. */
 const STORE_AS = 's.name AS s_name, s.currency AS s_currency, s.url AS s_url, s.company AS s_company, s.created_at AS s_created_at';
 
-/** A key with its store and the store's latest list, in one round trip (the hash is never selected). */
-/** SQLite remembers these look-ups until one of their columns changes: a column added here must be named in the key_lookup_generation triggers (sqlite/schema.ts). */
-export const KEY_LOOKUP_SQL = `SELECT k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.scopes, k.expires_at, ${STORE_AS},
+/**
+ * A key with its store and the store's latest list, in one round trip, for the keys `where` names
+ * (RowMappers.keyLookup reads a row; the hash is selected only to tell several keys' rows apart).
+ * SQLite remembers these look-ups until one of their columns changes: a column added here must be
+ * named in the key_lookup_generation triggers (sqlite/schema.ts).
+ */
+const keyLookupSql = (where: string, hashColumn = ''): string =>
+  `SELECT ${hashColumn}k.id, k.store_id, k.label, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.scopes, k.expires_at, ${STORE_AS},
        p.id AS p_id, p.version AS p_version, p.published_at AS p_published_at, p.item_count AS p_item_count,
        p.available_count AS p_available_count, p.currencies AS p_currencies, p.category_ids AS p_category_ids, p.items_of AS p_items_of
   FROM api_keys k JOIN stores s ON s.id = k.store_id
   LEFT JOIN price_lists p ON p.id = s.latest_price_list_id
- WHERE k.hash = ?`;
+ WHERE ${where}`;
+
+export const KEY_LOOKUP_SQL = keyLookupSql('k.hash = ?');
 
 /** KEY_LOOKUP_SQL for several keys at once, each row with its `k_hash`; `where` matches `k.hash` against them. */
-export const keyLookupManySql = (where: string): string =>
-  KEY_LOOKUP_SQL.replace('SELECT k.id,', 'SELECT k.hash AS k_hash, k.id,').replace('WHERE k.hash = ?', `WHERE ${where}`);
+export const keyLookupManySql = (where: string): string => keyLookupSql(where, 'k.hash AS k_hash, ');
 
 /** A published list's columns (not its draft bookkeeping). */
 export const LIST_COLUMNS = 'id, store_id, version, published_at, item_count, available_count, currencies, category_ids, items_of';

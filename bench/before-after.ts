@@ -20,7 +20,7 @@ import { download } from './http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from './lib/bench-result.js';
 import { startServer, type ServerProcess } from './server-process.js';
 import { wrk } from './wrk.js';
-import { createEmptyDatabase } from '../test/multi-instance/processes.js';
+import { freshDatabases } from './lib/fresh-databases.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -158,13 +158,7 @@ async function figure(name: string, unit: string, measure: (side: Side) => Promi
 
 /** The served figures' database, named in their titles. */
 const served = args['database-url'] ? ', PostgreSQL' : ', SQLite';
-const dropAfter: Array<() => Promise<void>> = [];
-async function sideDatabaseUrl(name: string): Promise<string> {
-  if (!args['database-url']) return `sqlite:${join(work, `${name}.db`)}`;
-  const created = await createEmptyDatabase(args['database-url']);
-  dropAfter.push(created.drop);
-  return created.url;
-}
+const databases = freshDatabases(work, args['database-url']);
 
 try {
   const checkout = (name: string, commit: string) => {
@@ -179,7 +173,7 @@ try {
     console.log(`building ${name} …`);
     // Inside the tree, so that the build finds its node_modules and its package.json's module type.
     const entry = build(tree, join(tree, '.cache', `before-after-${name}`));
-    const databaseUrl = await sideDatabaseUrl(name);
+    const databaseUrl = await databases.url(name);
     const { keys } = fill(tree, databaseUrl, { small: 10_000, first: FIRST_COUNT });
     sides.push({ name, tree, entry, databaseUrl, keys: keys as Side['keys'] });
   }
@@ -240,7 +234,7 @@ try {
     now,
   );
 } finally {
-  for (const drop of dropAfter) await drop();
+  await databases.dropAll();
   for (const name of ['before', 'now']) spawnSync('git', ['worktree', 'remove', '--force', join(work, name)], { cwd: ROOT, stdio: 'ignore' });
   rmSync(work, { recursive: true, force: true });
 }

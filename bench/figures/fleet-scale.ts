@@ -30,7 +30,7 @@ import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median } from '../lib/bench-result.js';
 import { cpuSeconds, startServer, type ServerProcess } from '../server-process.js';
 import { wrk, type WrkResult } from '../wrk.js';
-import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
+import { freshDatabases } from '../lib/fresh-databases.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,15 +56,8 @@ const dir = mkdtempSync(join(tmpdir(), 'pe-bench-fleet-scale-'));
 const pgUrl = args['database-url'];
 const dialect = pgUrl ? 'PostgreSQL' : 'SQLite';
 
-const dropAfter: Array<() => Promise<void>> = [];
-
 /** A fresh database: a SQLite file here, or a new PostgreSQL database beside --database-url's. */
-async function freshDatabaseUrl(name: string): Promise<string> {
-  if (!pgUrl) return `sqlite:${join(dir, `${name}.db`)}`;
-  const created = await createEmptyDatabase(pgUrl);
-  dropAfter.push(created.drop);
-  return created.url;
-}
+const databases = freshDatabases(dir, pgUrl);
 
 async function fill(url: string, stores: number): Promise<string[]> {
   const db = await openDatabase(url);
@@ -218,9 +211,9 @@ const windows: { across: Window | null; single: Window | null } = { across: null
 
 const servers: ServerProcess[] = [];
 try {
-  const fleetUrl = await freshDatabaseUrl('fleet');
+  const fleetUrl = await databases.url('fleet');
   const fleetKeys = await fill(fleetUrl, STORES);
-  const oneUrl = await freshDatabaseUrl('one');
+  const oneUrl = await databases.url('one');
   const oneKeys = await fill(oneUrl, 1);
   const fleet = await start(fleetUrl, args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   servers.push(fleet);
@@ -327,6 +320,6 @@ try {
       console.log(`\n… and revalidating one key:\n\n${framesTable(topFrames(main, 25, windows.single))}`);
     }
   }
-  for (const drop of dropAfter) await drop();
+  await databases.dropAll();
   rmSync(dir, { recursive: true, force: true });
 }

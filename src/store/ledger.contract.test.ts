@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
+import { createTestDatabase, DIALECTS, executeRaw, type TestDatabase } from '../../test/support/dialects.js';
 import { RUN_ID_SPACE } from './sql/ledger-runs.js';
 import { DeliveryColumns, type DeliveryRecord, type StoredDelivery } from './types.js';
 
@@ -150,6 +150,23 @@ for (const dialect of DIALECTS) {
       [curl] = await consumers();
       assert.equal(curl.failing, true, 'now its last three were cut');
       assert.equal(curl.fetches_24h, 4 + 8);
+    });
+
+    it('reads runs written before `repeated` held offsets (times since the epoch) as it reads new ones', async () => {
+      const now = T0 + 20 * DAY;
+      const dayAgo = now - DAY;
+      const times = [-20, -10, 10, 20, 30].map((ms) => dayAgo + ms);
+      await db.db.deliveries.ledger.insert(DeliveryColumns.of(times.map((ms) => record('old-runs', ms))));
+      const read = async () => ({
+        times: (await db.db.deliveries.ledger.page('old-runs', 100, null)).map((r) => r.at.getTime()).reverse(),
+        fetches24h: (await db.db.deliveries.ledger.consumers('old-runs', new Date(now - 30 * DAY), new Date(dayAgo), 100))[0].fetches_24h,
+      });
+      const asWritten = await read();
+      assert.deepEqual(asWritten, { times, fetches24h: 3 });
+      // As the ledger wrote it before 2026-11-26: [at ms since the epoch, bytes, duration] triples.
+      const older = JSON.stringify(times.slice(1).flatMap((ms) => [ms, 180, 1]));
+      await executeRaw(db, "UPDATE delivery_ledger SET repeated = $1 WHERE store_id = 'old-runs'", [older]);
+      assert.deepEqual(await read(), asWritten);
     });
 
     it('retention deletes a run once its newest record is past the line', async () => {

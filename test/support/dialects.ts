@@ -51,3 +51,25 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     },
   };
 }
+
+/** Runs one statement on a connection of its own (as another process, or an older version, would). */
+export async function executeRaw(testDb: TestDatabase, sql: string, params: unknown[] = []): Promise<void> {
+  if (testDb.dialect === 'sqlite') {
+    const { default: Sqlite } = await import('better-sqlite3');
+    const raw = new Sqlite(testDb.url.slice('sqlite:'.length));
+    try {
+      raw.prepare(sql.replace(/\$\d+/g, '?')).run(...params);
+    } finally {
+      raw.close();
+    }
+    return;
+  }
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: testDb.url });
+  await client.connect();
+  try {
+    await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}

@@ -5,7 +5,7 @@ import type { DeliveryColumns, DeliveryRecord, StoredDelivery } from '../deliver
  * consumer (client class and address) that differ only in their time, bytes and duration — a
  * poller revalidating every few seconds, wrk's 32 connections, a fetcher retrying. The row holds
  * the run's first record in its columns; the others travel as `repeated`, a JSON array of
- * [at ms, bytes_sent, duration_ms] triples. One SQLite row costs ~2 µs to insert and every answer
+ * [at, bytes_sent, duration_ms] triples, `at` in milliseconds after the first record's. One SQLite row costs ~2 µs to insert and every answer
  * is a record (CONTRACT §12): row by row, the ledger took 10–12 % of a 304's CPU
  * (bench/RESULTS.md, "The ledger's runs"). Readers expand the runs back into records, so the API
  * still shows every answer with its own id: the run's row id × RUN_ID_SPACE + its place in the run.
@@ -23,7 +23,7 @@ export const RUN_SPAN_MS = 60_000;
 /**
  * A run: the places in its batch of one consumer's records that are stored as one row of
  * delivery_ledger, oldest first. The first is stored in the row's columns; the others as
- * `repeated`, [at ms, bytes_sent, duration_ms] triples.
+ * `repeated` (repeatedOf).
  */
 export type LedgerRun = number[];
 
@@ -61,17 +61,45 @@ export function runsOf(batch: DeliveryColumns): LedgerRun[] {
     ofStore[index] = next;
     runs.push(next);
   }
-  // Oldest first, so a run's ids follow its records' times as the single rows' ids did.
-  for (const run of runs) if (run.length > 1) run.sort((a, b) => at[a] - at[b]);
+  // Oldest first, so a run's ids follow its records' times as the single rows' ids did. They
+  // nearly always arrive so; sorting runs that already were cost ~0.1 µs a record.
+  for (const run of runs) if (!inTimeOrder(at, run)) run.sort((a, b) => at[a] - at[b]);
   return runs;
 }
+
+function inTimeOrder(at: readonly number[], run: LedgerRun): boolean {
+  for (let k = 1; k < run.length; k++) if (at[run[k]] < at[run[k - 1]]) return false;
+  return true;
+}
+
+/**
+ * A run's `repeated` column: the JSON array of [at, bytes_sent, duration_ms] of its records
+ * after the first, `at` as milliseconds after the first's. Offsets, not times: a time since the
+ * epoch is no small integer, and JSON.stringify of such numbers cost ~0.4 µs a record, most of
+ * a batch's cost on the main thread (bench/RESULTS.md, "2026-11-26, day").
+ */
+export function repeatedOf(batch: DeliveryColumns, run: LedgerRun): string | null {
+  if (run.length === 1) return null;
+  const { at, bytesSent, durationMs } = batch;
+  const first = at[run[0]];
+  const triples: number[] = [];
+  for (let k = 1; k < run.length; k++) triples.push(at[run[k]] - first, bytesSent[run[k]], durationMs[run[k]]);
+  return JSON.stringify(triples);
+}
+
+/**
+ * The time of a repeated record. Rows written before the offsets held times since the epoch;
+ * an offset is at most RUN_SPAN_MS, a time since the epoch is past 10^12, so each reads right.
+ */
+export const repeatedAt = (firstAt: number, stored: number): number => (stored > RUN_SPAN_MS ? stored : firstAt + stored);
 
 /** A stored run's records, oldest first, each with its id. */
 export function recordsOf(rowId: number, first: DeliveryRecord, repeated: readonly number[] | null): StoredDelivery[] {
   const records: StoredDelivery[] = [{ ...first, id: rowId * RUN_ID_SPACE }];
   if (!repeated) return records;
   for (let i = 0; i + 2 < repeated.length; i += 3) {
-    records.push({ ...first, id: rowId * RUN_ID_SPACE + records.length, at: new Date(repeated[i]), bytes_sent: repeated[i + 1], duration_ms: repeated[i + 2] });
+    const at = new Date(repeatedAt(first.at.getTime(), repeated[i]));
+    records.push({ ...first, id: rowId * RUN_ID_SPACE + records.length, at, bytes_sent: repeated[i + 1], duration_ms: repeated[i + 2] });
   }
   return records;
 }

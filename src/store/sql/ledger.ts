@@ -1,7 +1,7 @@
 import type { ConsumerRow, DeliveryColumns, DeliveryRecord, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
 import { bit, type DeliverySql, type Row } from './delivery-sql.js';
 import { inBackgroundTogether, type Query } from './dialect.js';
-import { newestFirst, recordsOf, RUN_SPAN_MS, runsOf, type LedgerRun } from './ledger-runs.js';
+import { newestFirst, recordsOf, repeatedAt, repeatedOf, RUN_SPAN_MS, runsOf, type LedgerRun } from './ledger-runs.js';
 
 const COLUMNS = [
   'store_id', 'key_id', 'at', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'bytes_sent', 'finished',
@@ -115,15 +115,16 @@ export class SqlLedgerRepository implements LedgerRepository {
   /** Per consumer, the records at or after `dayAgo` in runs that began before it. */
   private async repeatsAcross(storeId: string, dayAgo: Date): Promise<Map<string, number>> {
     const { rows } = await this.d.query({
-      sql: 'SELECT client_class, client_address, repeated FROM delivery_ledger WHERE store_id = ? AND last_at >= ? AND last_at <= ? AND at < ?',
+      sql: 'SELECT client_class, client_address, at, repeated FROM delivery_ledger WHERE store_id = ? AND last_at >= ? AND last_at <= ? AND at < ?',
       params: [storeId, this.d.timeParam(dayAgo), this.d.timeParam(new Date(dayAgo.getTime() + RUN_SPAN_MS)), this.d.timeParam(dayAgo)],
     });
     const counts = new Map<string, number>();
     for (const r of rows) {
       const consumer = `${r.client_class}\n${r.client_address}`;
-      const times = JSON.parse(String(r.repeated)) as number[];
+      const triples = JSON.parse(String(r.repeated)) as number[];
+      const firstAt = this.d.time(r.at).getTime();
       let count = 0;
-      for (let i = 0; i < times.length; i += 3) if (times[i] >= dayAgo.getTime()) count++;
+      for (let i = 0; i < triples.length; i += 3) if (repeatedAt(firstAt, triples[i]) >= dayAgo.getTime()) count++;
       counts.set(consumer, (counts.get(consumer) ?? 0) + count);
     }
     return counts;
@@ -132,16 +133,10 @@ export class SqlLedgerRepository implements LedgerRepository {
   /** The row of one run, straight from the batch's columns (no record object per answer). */
   private pushRow(params: unknown[], c: DeliveryColumns, run: LedgerRun): void {
     const i = run[0];
-    let repeated: string | null = null;
-    if (run.length > 1) {
-      const triples: number[] = [];
-      for (let k = 1; k < run.length; k++) triples.push(c.at[run[k]], c.bytesSent[run[k]], c.durationMs[run[k]]);
-      repeated = JSON.stringify(triples);
-    }
     params.push(
       c.storeId[i], c.keyId[i], this.d.timeParam(new Date(c.at[i])), c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i],
       c.status[i], c.bytesSent[i], bit(c.finished[i]), c.durationMs[i], c.clientClass[i], c.clientAddress[i],
-      this.d.timeParam(new Date(c.at[run[run.length - 1]])), run.length - 1, repeated,
+      this.d.timeParam(new Date(c.at[run[run.length - 1]])), run.length - 1, repeatedOf(c, run),
     );
   }
 

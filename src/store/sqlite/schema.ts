@@ -244,7 +244,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // The delivery ledger as runs (store/sql/ledger-runs.ts): a row holds a consumer's consecutive
   // answers of one shape, the first in its columns, the rest in \`repeated\` (a JSON array of
-  // [at ms, bytes_sent, duration_ms]); runs are read newest last record first.
+  // [at, bytes_sent, duration_ms]: `at` ms since the epoch then, ms after the run's first record since
+  // 2026-11-26, both read by ledger-runs.ts repeatedAt); runs are read newest last record first.
   `
   ALTER TABLE delivery_ledger ADD COLUMN last_at INTEGER;
   ALTER TABLE delivery_ledger ADD COLUMN repeats INTEGER NOT NULL DEFAULT 0;

@@ -1,7 +1,9 @@
 import { AppError } from '../errors/app-error.js';
-import type { DeliveryRecord, DeliveryRepositories, LedgerCursor, PriceListRecord, StoredDelivery } from '../store/types.js';
+import type { DeliveryRepositories, LedgerCursor, PriceListRecord, QueuedDelivery, StoredDelivery } from '../store/types.js';
 import { listConsumers, type Consumer, type ConsumerWindow } from './consumers.js';
 import type { DeliveryLedger } from './ledger.js';
+
+export type { QueuedDelivery };
 
 /** Records per page of `GET /api/me/deliveries` at most. */
 export const MAX_DELIVERIES_PAGE = 1000;
@@ -45,6 +47,8 @@ export class DeliveryService {
     private readonly repositories: DeliveryRepositories,
     private readonly ledger: DeliveryLedger | null,
     readonly window: ConsumerWindow,
+    /** The window's clock in milliseconds: an answer's time without a Date per answer. */
+    readonly nowMs: () => number = () => window.now().getTime(),
   ) {}
 
   /** False with LEDGER_DAYS=0: nothing is recorded. */
@@ -52,7 +56,7 @@ export class DeliveryService {
     return this.ledger !== null;
   }
 
-  record(entry: DeliveryRecord): void {
+  record(entry: QueuedDelivery): void {
     this.ledger?.record(entry);
   }
 

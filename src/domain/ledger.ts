@@ -1,4 +1,4 @@
-import { DeliveryColumns, type DeliveryRecord, type LedgerRepository } from '../store/types.js';
+import { DeliveryColumns, type LedgerRepository, type QueuedDelivery } from '../store/types.js';
 
 /** A clock: tests move it instead of sleeping. */
 export type Clock = () => Date;
@@ -48,7 +48,7 @@ export class DeliveryLedger {
     this.maxQueued = options.maxQueued ?? 50_000;
   }
 
-  record(entry: DeliveryRecord): void {
+  record(entry: QueuedDelivery): void {
     if (this.queue.length >= this.maxQueued) {
       this.dropped++;
       return;

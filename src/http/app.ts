@@ -191,7 +191,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     now: clock,
     onError: (error, stage) => app.log.warn({ stage, err: { type: (error as Error)?.name } }, 'delivery ledger write failed'),
   });
-  app.decorate('deliveries', new DeliveryService(db.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }));
+  app.decorate('deliveries', new DeliveryService(db.deliveries, ledger, { ledgerDays: config.ledgerDays, staleAfterMin: config.staleAfterMin, now: clock }, now));
   if (ledger) {
     app.addHook('onReady', async () => ledger.start());
     app.addHook('onClose', async () => ledger.stop());

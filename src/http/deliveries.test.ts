@@ -9,13 +9,12 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DeliveryService } from '../domain/deliveries.js';
-import type { DeliveryRecord } from '../store/types.js';
-import { beginDelivery } from './deliveries.js';
+import { DeliveryService, type QueuedDelivery } from '../domain/deliveries.js';
+import { beginDelivery, recordAnswer } from './deliveries.js';
 
-function recorder(): { service: DeliveryService; records: DeliveryRecord[] } {
-  const records: DeliveryRecord[] = [];
-  const service = new DeliveryService({} as never, { record: (entry: DeliveryRecord) => records.push(entry) } as never, {
+function recorder(): { service: DeliveryService; records: QueuedDelivery[] } {
+  const records: QueuedDelivery[] = [];
+  const service = new DeliveryService({} as never, { record: (entry: QueuedDelivery) => records.push(entry) } as never, {
     ledgerDays: 30, staleAfterMin: 120, now: () => new Date('2026-11-26T00:00:00Z'),
   });
   return { service, records };
@@ -27,9 +26,9 @@ function connection(): EventEmitter & { bytesWritten: number } {
 
 /** One request on the connection, its response `finished` or not; `version` tells the records apart. */
 function ask(service: DeliveryService, socket: EventEmitter, version: number, finished = false) {
-  const request = { headers: { 'user-agent': 'curl/8.5.0' }, ip: '127.0.0.1', delivery: null } as unknown as FastifyRequest;
+  const request = { headers: { 'user-agent': 'curl/8.5.0' }, ip: '127.0.0.1', delivery: null, raw: { socket } } as unknown as FastifyRequest;
   const reply = { raw: { socket, statusCode: 200, writableFinished: finished }, elapsedTime: 1 } as unknown as FastifyReply;
-  beginDelivery(service, request, reply, { storeId: 'shop', keyId: 'key-1' }, 'prices').served({ format: 'csv', profileId: null, onlyAvailable: false, version });
+  beginDelivery(service, request, reply, 'shop', 'key-1', 'prices').served({ format: 'csv', profileId: null, onlyAvailable: false, version });
   return request;
 }
 
@@ -70,4 +69,22 @@ test('answers on other connections are not recorded by this one closing', () => 
   other.delivery!.record();
   second.emit('close');
   assert.deepEqual(records.map((r) => r.version), [1, 2]);
+});
+
+test('an answer\'s bytes are those written since the last answer on the connection, recorded or not', () => {
+  const { service, records } = recorder();
+  const socket = connection();
+  // An earlier answer on the connection before any recorded one (say, /api/me)…
+  socket.bytesWritten += 70;
+  const first = ask(service, socket, 1, true);
+  socket.bytesWritten += 100;
+  recordAnswer(first);
+  // …and one in between that is not recorded (a refused key): neither is charged to an export.
+  const refused = { delivery: null, raw: { socket } } as unknown as FastifyRequest;
+  socket.bytesWritten += 50;
+  recordAnswer(refused);
+  const second = ask(service, socket, 2, true);
+  socket.bytesWritten += 200;
+  recordAnswer(second);
+  assert.deepEqual(records.map((r) => [r.version, r.bytes_sent]), [[1, 100], [2, 200]]);
 });

@@ -14,7 +14,7 @@ export function registerChangesRoute(app: FastifyInstance, db: Database, gate: R
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const fromAddress = firstString((request.query as Record<string, unknown>).key);
     const lookup = await admitKey(request, db, gate, { address: 'changes', fromAddress, basic: true, exportParams: { formats, defaultFormat: 'json' } });
-    const note = beginDelivery(app.deliveries, request, reply, { storeId: lookup.store.id, keyId: lookup.key.id }, 'changes');
+    const note = beginDelivery(app.deliveries, request, reply, lookup.store.id, lookup.key.id, 'changes');
     const { format, onlyAvailable, profileId } = parseExportParams(request.query, formats);
     const since = parseSince(request.query);
     const resolved = await delivery.exports.resolveChanges({ store: lookup.store, list: lookup.latest }, { format, onlyAvailable, profileId, since });

@@ -13,7 +13,7 @@ export function registerExportRoutes(app: FastifyInstance, db: Database, gate: R
   const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined, basic = false) => {
     const exportParams = { formats: delivery.exports.formats, defaultFormat: 'csv' };
     const lookup = await admitKey(request, db, gate, { address: 'prices', fromAddress, basic, exportParams });
-    const note = beginDelivery(app.deliveries, request, reply, { storeId: lookup.store.id, keyId: lookup.key.id }, 'prices');
+    const note = beginDelivery(app.deliveries, request, reply, lookup.store.id, lookup.key.id, 'prices');
     const { format, onlyAvailable, profileId, version } = parseExportParams(request.query, delivery.exports.formats, true);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'prices', format, onlyAvailable, profileId, version });
     note.served(resolved.variant);

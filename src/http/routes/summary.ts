@@ -12,7 +12,7 @@ import { sendExport, type ExportDelivery } from '../send-export.js';
 export function registerSummaryRoute(app: FastifyInstance, db: Database, gate: RequestGate, delivery: ExportDelivery): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply, fromAddress: string | undefined) => {
     const lookup = await admitKey(request, db, gate, { address: 'summary', fromAddress, basic: false, exportParams: { formats: ['xlsx'], defaultFormat: 'xlsx' } });
-    const note = beginDelivery(app.deliveries, request, reply, { storeId: lookup.store.id, keyId: lookup.key.id }, 'summary');
+    const note = beginDelivery(app.deliveries, request, reply, lookup.store.id, lookup.key.id, 'summary');
     const { onlyAvailable, profileId } = parseExportParams(request.query, ['xlsx']);
     const resolved = await delivery.exports.resolve({ store: lookup.store, list: lookup.latest }, { endpoint: 'summary', format: 'xlsx', onlyAvailable, profileId });
     note.served(resolved.variant);

@@ -28,8 +28,14 @@ test('every class of the table has a User-Agent that lands in it', () => {
 });
 
 for (const [agent, expected] of AGENTS) {
-  test(`${JSON.stringify(agent)} → ${expected}`, () => assert.equal(clientClassOf(agent), expected));
+  // Twice: the second answer comes from the agents remembered.
+  test(`${JSON.stringify(agent)} → ${expected}`, () => assert.deepEqual([clientClassOf(agent), clientClassOf(agent)], [expected, expected]));
 }
+
+test('agents stay classed right once more agents were seen than are remembered', () => {
+  for (let i = 0; i < 2_500; i++) assert.equal(clientClassOf(`${i % 2 ? 'curl' : 'Wget'}/${i}`), i % 2 ? 'curl' : 'wget');
+  for (const [agent, expected] of AGENTS) assert.equal(clientClassOf(agent), expected);
+});
 
 test('a very long User-Agent is judged by its first characters only', () => {
   assert.equal(clientClassOf(`curl/8 ${'x'.repeat(100_000)}`), 'curl');

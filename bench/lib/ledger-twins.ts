@@ -1,7 +1,8 @@
 /*
- * Two public apps in one process, on one database: the first with the delivery ledger
- * (LEDGER_DAYS=30), the second without (LEDGER_DAYS=0), each on a port of its own (logged as
- * Fastify's "Server listening at" lines, in that order). bench/ledger-304.ts `--twins` measures
+ * Two public apps in one process, on one database, with LEDGER_DAYS as TWIN_LEDGER_DAYS lists
+ * them ("30,0": the first with the delivery ledger, the second without; bench/ledger-304.ts
+ * swaps them every other round), each on a port of its own (logged as Fastify's "Server
+ * listening at" lines, in that order). bench/ledger-304.ts `--twins` measures
  * one against the other: the same process, so the same JIT, heap and placement — the spread
  * between two processes of the same code (±13 % per 304, bench/RESULTS.md) leaves the
  * comparison and only the ledger differs. Stops on SIGTERM.

@@ -260,6 +260,25 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP INDEX delivery_ledger_store;
   CREATE INDEX delivery_ledger_runs ON delivery_ledger(store_id, last_at, id);
   `,
+  // What the key look-ups read (sql/rows.ts, KEY_LOOKUP_SQL) changed: a counter the triggers
+  // raise, so each instance remembers its look-ups while it stays put (sql/generation-lookups.ts).
+  // As SQLite's (sqlite/schema.ts): every column of KEY_LOOKUP_SQL is named here but last_used_at.
+  // Constraint triggers deferred to commit: the counter's row is locked only while a transaction
+  // commits, not for a whole publication, so publications of different stores never queue on it.
+  `
+  CREATE TABLE key_lookup_generation (n bigint NOT NULL);
+  INSERT INTO key_lookup_generation (n) VALUES (0);
+  CREATE FUNCTION raise_key_lookup_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN UPDATE key_lookup_generation SET n = n + 1; RETURN NULL; END $$;
+  CREATE CONSTRAINT TRIGGER key_lookups_key AFTER INSERT OR DELETE
+    OR UPDATE OF id, store_id, label, prefix, hash, created_at, revoked_at, scopes, expires_at ON api_keys
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION raise_key_lookup_generation();
+  CREATE CONSTRAINT TRIGGER key_lookups_store AFTER INSERT OR DELETE OR UPDATE ON stores
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION raise_key_lookup_generation();
+  CREATE CONSTRAINT TRIGGER key_lookups_list AFTER DELETE
+    OR UPDATE OF id, version, published_at, item_count, available_count, currencies, category_ids, items_of ON price_lists
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION raise_key_lookup_generation();
+  `,
 ];
 
 /**

@@ -2,17 +2,23 @@ import { scopesToJson } from '../../model/key-scopes.js';
 import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
 import { inBackgroundTogether, type Query, type SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, keyLookupManySql, type RowMappers } from './rows.js';
+import { GenerationLookups, type LookupsAt } from './generation-lookups.js';
 import { turnBatch } from './turn-batch.js';
 
 export class SqlKeyRepository implements KeyRepository {
   /** The touches of a turn, the latest time per key, written together (touch). */
   private readonly touchInTurn = turnBatch((touches: ReadonlyMap<string, Date>) => this.writeTouches(touches));
+  /** Without SQLite's remembered look-ups: those kept while the look-ups' generation stays put. */
+  private readonly remembered = new GenerationLookups((hashes) => this.lookUpManyAt(hashes));
   /** The look-ups of a turn, asked together (lookUpInTurn). */
-  private readonly lookUpInTurnBatch = turnBatch((hashes: ReadonlyMap<string, true>) => this.lookUpMany([...hashes.keys()]));
-  private readonly lookUpManySql: string;
+  private readonly lookUpInTurnBatch = turnBatch((hashes: ReadonlyMap<string, true>) => this.remembered.lookUp([...hashes.keys()]));
+  private readonly lookUpManyAtSql: string;
 
   constructor(private readonly d: SqlDialect, private readonly map: RowMappers) {
-    this.lookUpManySql = keyLookupManySql(d.anyText('k.hash'));
+    // The counter and the look-ups in one statement, so in one snapshot; the counter's row even
+    // when no key is asked (every key of the turn remembered) or none is found.
+    this.lookUpManyAtSql = `SELECT g.n AS lookup_generation, l.* FROM key_lookup_generation g
+      LEFT JOIN (${keyLookupManySql(d.anyText('k.hash'))}) l ON true`;
   }
 
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
@@ -32,20 +38,23 @@ export class SqlKeyRepository implements KeyRepository {
   }
 
   /**
-   * Without remembered look-ups (PostgreSQL: another instance may revoke a key at any moment),
-   * every request asks the database, but the requests of one event-loop turn ask together: one
-   * query for every key asked in it, sent in the turn's check phase, after the poll phase has read
-   * every ready socket. Each request still gets a read made after it arrived, so a revocation
-   * committed before it was sent is seen (CONTRACT §4); a round trip per 304 was most of a 304's
-   * cost on PostgreSQL (bench/RESULTS.md, "PostgreSQL 304s").
+   * Without SQLite's remembered look-ups (PostgreSQL: another instance may revoke a key at any
+   * moment), every request asks the database, but the requests of one event-loop turn ask
+   * together: one query for every key asked in it, sent in the turn's check phase, after the poll
+   * phase has read every ready socket, and reading only the look-ups' generation when every key
+   * of the turn is remembered (generation-lookups.ts). Each request still gets a read made after
+   * it arrived, so a revocation committed before it was sent is seen (CONTRACT §4); a round trip
+   * per 304 was most of a 304's cost on PostgreSQL (bench/RESULTS.md, "PostgreSQL 304s").
    */
   private async lookUpInTurn(hash: string): Promise<KeyLookup | null> {
     return (await this.lookUpInTurnBatch(hash, true)).get(hash) ?? null;
   }
 
-  private async lookUpMany(hashes: readonly string[]): Promise<Map<string, KeyLookup>> {
-    const { rows } = await this.d.query({ sql: this.lookUpManySql, params: [this.d.texts(hashes)], request: true });
-    return new Map(rows.map((row) => [row.k_hash as string, this.map.keyLookup(row)]));
+  private async lookUpManyAt(hashes: readonly string[]): Promise<LookupsAt> {
+    const { rows } = await this.d.query({ sql: this.lookUpManyAtSql, params: [this.d.texts(hashes)], request: true });
+    const found = new Map<string, KeyLookup>();
+    for (const row of rows) if (row.k_hash !== null) found.set(row.k_hash as string, this.map.keyLookup(row));
+    return { generation: Number(rows[0].lookup_generation), found };
   }
 
   private async lookUp(hash: string): Promise<KeyLookup | null> {
@@ -71,7 +80,7 @@ export class SqlKeyRepository implements KeyRepository {
    * for tests and shutdown; a request never waits for it.
    */
   touch(id: string, at: Date): Promise<void> {
-    this.d.keyLookups?.touched(id, at);
+    (this.d.keyLookups ?? this.remembered).touched(id, at);
     return this.touchInTurn(id, at);
   }
 

@@ -1,0 +1,67 @@
+import type { KeyLookup } from '../types.js';
+
+/** Look-ups remembered at most; past it the memo starts over (a deployment has far fewer keys). */
+const MAX_ENTRIES = 10_000;
+
+/** What one query answers: the look-ups it found and the generation it read with them. */
+export interface LookupsAt {
+  generation: number;
+  found: Map<string, KeyLookup>;
+}
+
+/**
+ * Key look-ups remembered on PostgreSQL while `key_lookup_generation` stays put. The counter is
+ * raised by triggers, at commit, whenever anything a look-up reads changes (a key but for its
+ * `last_used_at`, a store, a latest list: postgres/schema.ts); the ledger's batches and the
+ * touches leave it. The requests of one event-loop turn ask together (SqlKeyRepository), and
+ * with this their query is one row — the counter — when every key of the turn is remembered:
+ * across 5,000 keys, the three-table look-ups and their rows' parsing had made a 304 cost twice
+ * what it costs for one key (bench/RESULTS.md, "2026-11-26, day").
+ *
+ * A revocation is still seen by the next request (CONTRACT §4): the turn's query is sent after
+ * the request arrived, and reads the counter the revocation's commit raised. SQLite remembers
+ * its look-ups its own way (sqlite/key-lookup-cache.ts), without a query per turn.
+ */
+export class GenerationLookups {
+  private readonly entries = new Map<string, KeyLookup>();
+  /** The counter's value when the entries were read; -1 before the first query. */
+  private generation = -1;
+
+  /** `fetch` reads the counter and the look-ups of `hashes` in one statement (one snapshot). */
+  constructor(private readonly fetch: (hashes: readonly string[]) => Promise<LookupsAt>) {}
+
+  /** The look-ups of one turn's keys (a key not found is absent), read after every one of them was asked. */
+  async lookUp(hashes: readonly string[]): Promise<Map<string, KeyLookup>> {
+    const remembered = new Map<string, KeyLookup>();
+    const missing: string[] = [];
+    for (const hash of hashes) {
+      const lookup = this.entries.get(hash);
+      if (lookup) remembered.set(hash, lookup);
+      else missing.push(hash);
+    }
+    let { generation, found } = await this.fetch(missing);
+    if (generation > this.generation) {
+      // Something a look-up reads changed since the entries were read: none is trusted.
+      this.entries.clear();
+      this.generation = generation;
+      if (remembered.size > 0) {
+        remembered.clear();
+        ({ generation, found } = await this.fetch(hashes));
+      }
+    }
+    // A query older than the entries (turns overlap) answers its own requests but is not kept.
+    if (generation === this.generation) for (const [hash, lookup] of found) this.remember(hash, lookup);
+    for (const [hash, lookup] of remembered) found.set(hash, lookup);
+    return found;
+  }
+
+  /** This process touched a key: its remembered look-ups show the new time (the counter ignores touches). */
+  touched(keyId: string, at: Date): void {
+    for (const lookup of this.entries.values()) if (lookup.key.id === keyId) lookup.key.last_used_at = at;
+  }
+
+  private remember(hash: string, lookup: KeyLookup): void {
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(hash, lookup);
+  }
+}

@@ -4,11 +4,11 @@ import type { DeliveryColumns, DeliveryRecord, StoredDelivery } from '../deliver
  * How the delivery ledger stores its records: one row per *run*, the consecutive records of one
  * consumer (client class and address) that differ only in their time, bytes and duration — a
  * poller revalidating every few seconds, wrk's 32 connections, a fetcher retrying. The row holds
- * the run's first record in its columns; the others travel as `repeated`, a JSON array of
- * [at, bytes_sent, duration_ms] triples, `at` in milliseconds after the first record's. One SQLite row costs ~2 µs to insert and every answer
- * is a record (CONTRACT §12): row by row, the ledger took 10–12 % of a 304's CPU
- * (bench/RESULTS.md, "The ledger's runs"). Readers expand the runs back into records, so the API
- * still shows every answer with its own id: the run's row id × RUN_ID_SPACE + its place in the run.
+ * the run's first record in its columns; the others travel as `repeated` (repeatedOf). One
+ * SQLite row costs ~2 µs to insert and every answer is a record (CONTRACT §12): row by row, the
+ * ledger took 10–12 % of a 304's CPU (bench/RESULTS.md, "The ledger's runs"). Readers expand
+ * the runs back into records, so the API still shows every answer with its own id: the run's row
+ * id × RUN_ID_SPACE + its place in the run.
  */
 
 /** Records in one run at most (their ids are row id × RUN_ID_SPACE + 0 … RUN_ID_SPACE − 1). */

@@ -7,23 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { KeyScopes } from '../../model/key-scopes.js';
-import type { PriceItem } from '../../model/price-item.js';
 import { queriesOf as countQueries } from '../../../test/support/count-queries.js';
+import { publishOneItem } from '../../../test/support/publish-one-item.js';
 import { createTestDatabase, DIALECTS, executeRaw, type TestDatabase } from '../../../test/support/dialects.js';
 import { sqlDatabase } from '../sql/sql-database.js';
 import { DeliveryColumns, type Database } from '../types.js';
 import { PostgresDialect } from './dialect.js';
 
-const item = (offer_id: string): PriceItem => ({
-  offer_id, name: offer_id, price: 100, old_price: null, purchase_price: null, currency: 'RUB', available: true, quantity: null,
-  url: null, picture: null, vendor: null, vendor_code: null, barcode: null, description: null, category: null, competitors: null, attributes: null,
-});
-
-async function publish(db: Database, storeId: string) {
-  const draft = await db.priceLists.beginPublication(storeId);
-  await draft.append([{ seq: 0, item: item('a') }]);
-  return draft.commit({ item_count: 1, available_count: 1, currencies: ['RUB'], category_paths: [''] });
-}
 
 for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
   describe(`${dialect}: key look-ups asked in one turn, remembered while their generation stays`, () => {
@@ -115,9 +105,9 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
       await other().stores.create({ id: 's2', name: 'S2', currency: 'RUB', url: null, company: null });
       await other().keys.insert({ id: 'k-s2', store_id: 's2', label: null, prefix: 'p', hash: 'h-s2' });
       assert.equal((await db.keys.findByHash('h-s2'))?.latest, null);
-      const published = await publish(other(), 's2');
+      const published = await publishOneItem(other(), 's2');
       assert.equal((await db.keys.findByHash('h-s2'))?.latest?.version, published.version);
-      await publish(other(), 's2');
+      await publishOneItem(other(), 's2');
       const rolledBack = await other().versions.rollback('s2', published.version, 10);
       assert.ok(rolledBack);
       assert.equal((await db.keys.findByHash('h-s2'))?.latest?.id, rolledBack.id);

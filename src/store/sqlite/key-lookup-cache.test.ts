@@ -5,24 +5,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { KeyScopes } from '../../model/key-scopes.js';
-import type { PriceItem } from '../../model/price-item.js';
 import { queriesOf as countQueries } from '../../../test/support/count-queries.js';
+import { publishOneItem } from '../../../test/support/publish-one-item.js';
 import { changeSignal, type ChangeSignal } from './change-signal.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { sqlDatabase } from '../sql/sql-database.js';
 import { DeliveryColumns, type Database as Db, type KeyLookup } from '../types.js';
 import { SqliteDialect } from './dialect.js';
 
-const item = (offer_id: string): PriceItem => ({
-  offer_id, name: offer_id, price: 100, old_price: null, purchase_price: null, currency: 'RUB', available: true, quantity: null,
-  url: null, picture: null, vendor: null, vendor_code: null, barcode: null, description: null, category: null, competitors: null, attributes: null,
-});
-
-async function publish(db: Db, storeId: string) {
-  const draft = await db.priceLists.beginPublication(storeId);
-  await draft.append([{ seq: 0, item: item('a') }]);
-  return draft.commit({ item_count: 1, available_count: 1, currencies: ['RUB'], category_paths: [''] });
-}
 
 /** Two connections on one file: the server's, and another process's (the CLI). */
 describe('remembered key look-ups never outlive a change', () => {
@@ -78,9 +68,9 @@ describe('remembered key look-ups never outlive a change', () => {
     await cli.stores.create({ id: 's2', name: 'S2', currency: 'RUB', url: null, company: null });
     await cli.keys.insert({ id: 'k-s2', store_id: 's2', label: null, prefix: 'p', hash: 'h-s2' });
     assert.equal((await server.keys.findByHash('h-s2'))?.latest, null);
-    const published = await publish(cli, 's2');
+    const published = await publishOneItem(cli, 's2');
     assert.equal((await server.keys.findByHash('h-s2'))?.latest?.version, published.version);
-    await publish(cli, 's2');
+    await publishOneItem(cli, 's2');
     // A rollback only inserts a list and points the store at it: the store's own trigger must say so.
     const rolledBack = await cli.versions.rollback('s2', published.version, 10);
     assert.ok(rolledBack);
@@ -103,9 +93,9 @@ describe('remembered key look-ups never outlive a change', () => {
 
   it('sees a publication made by another connection, and by its own', async () => {
     assert.equal((await server.keys.findByHash('h1'))?.latest, null);
-    const one = await publish(cli, 's');
+    const one = await publishOneItem(cli, 's');
     assert.equal((await server.keys.findByHash('h1'))?.latest?.version, one.version);
-    const two = await publish(server, 's');
+    const two = await publishOneItem(server, 's');
     assert.equal((await server.keys.findByHash('h1'))?.latest?.version, two.version);
   });
 

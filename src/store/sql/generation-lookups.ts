@@ -32,6 +32,7 @@ export class GenerationLookups {
 
   /** The look-ups of one turn's keys (a key not found is absent), read after every one of them was asked. */
   async lookUp(hashes: readonly string[]): Promise<Map<string, KeyLookup>> {
+    const readAt = this.generation;
     const remembered = new Map<string, KeyLookup>();
     const missing: string[] = [];
     for (const hash of hashes) {
@@ -40,16 +41,18 @@ export class GenerationLookups {
       else missing.push(hash);
     }
     let { generation, found } = await this.fetch(missing);
+    // Compared with the generation the entries taken above were read at, not with the memo's
+    // now: another turn may have moved it meanwhile, past a change this query did see.
+    if (generation !== readAt && remembered.size > 0) {
+      // Something a look-up reads changed since those were read: they are asked again.
+      remembered.clear();
+      ({ generation, found } = await this.fetch(hashes));
+    }
     if (generation > this.generation) {
-      // Something a look-up reads changed since the entries were read: none is trusted.
       this.entries.clear();
       this.generation = generation;
-      if (remembered.size > 0) {
-        remembered.clear();
-        ({ generation, found } = await this.fetch(hashes));
-      }
     }
-    // A query older than the entries (turns overlap) answers its own requests but is not kept.
+    // A query older than the memo (turns overlap) answers its own requests but is not kept.
     if (generation === this.generation) for (const [hash, lookup] of found) this.remember(hash, lookup);
     for (const [hash, lookup] of remembered) found.set(hash, lookup);
     return found;

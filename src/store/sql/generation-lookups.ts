@@ -1,7 +1,5 @@
 import type { KeyLookup } from '../types.js';
-
-/** Look-ups remembered at most; past it the memo starts over (a deployment has far fewer keys). */
-const MAX_ENTRIES = 10_000;
+import { RememberedLookups } from './remembered-lookups.js';
 
 /** What one query answers: the look-ups it found and the generation it read with them. */
 export interface LookupsAt {
@@ -23,7 +21,7 @@ export interface LookupsAt {
  * its look-ups its own way (sqlite/key-lookup-cache.ts), without a query per turn.
  */
 export class GenerationLookups {
-  private readonly entries = new Map<string, KeyLookup>();
+  private readonly entries = new RememberedLookups();
   /** The counter's value when the entries were read; -1 before the first query. */
   private generation = -1;
 
@@ -53,18 +51,13 @@ export class GenerationLookups {
       this.generation = generation;
     }
     // A query older than the memo (turns overlap) answers its own requests but is not kept.
-    if (generation === this.generation) for (const [hash, lookup] of found) this.remember(hash, lookup);
+    if (generation === this.generation) for (const [hash, lookup] of found) this.entries.set(hash, lookup);
     for (const [hash, lookup] of remembered) found.set(hash, lookup);
     return found;
   }
 
-  /** This process touched a key: its remembered look-ups show the new time (the counter ignores touches). */
+  /** This process touched a key (the counter ignores touches). */
   touched(keyId: string, at: Date): void {
-    for (const lookup of this.entries.values()) if (lookup.key.id === keyId) lookup.key.last_used_at = at;
-  }
-
-  private remember(hash: string, lookup: KeyLookup): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(hash, lookup);
+    this.entries.touched(keyId, at);
   }
 }

@@ -1,8 +1,6 @@
+import { RememberedLookups } from '../sql/remembered-lookups.js';
 import type { KeyLookup } from '../types.js';
 import type { ChangeSignal } from './change-signal.js';
-
-/** Entries kept at most; past it the cache starts over (a deployment has far fewer keys). */
-const MAX_ENTRIES = 10_000;
 
 /**
  * Key look-ups remembered while nothing in the database changed, so a revalidation (304) costs
@@ -19,7 +17,7 @@ const MAX_ENTRIES = 10_000;
  * (one `pread` per request cost 13 % of 304s/s, bench/RESULTS.md).
  */
 export class KeyLookupCache {
-  private readonly entries = new Map<string, KeyLookup>();
+  private readonly entries = new RememberedLookups();
   /** The check the look-ups asked for so far in this turn will share, once scheduled. */
   private nextCheck: Promise<void> | null = null;
   /**
@@ -78,7 +76,6 @@ export class KeyLookupCache {
   }
 
   set(hash: string, lookup: KeyLookup): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(hash, lookup);
   }
 
@@ -94,6 +91,6 @@ export class KeyLookupCache {
 
   /** touchKey on this connection: keep the entry, with the new time. */
   touched(keyId: string, at: Date): void {
-    for (const lookup of this.entries.values()) if (lookup.key.id === keyId) lookup.key.last_used_at = at;
+    this.entries.touched(keyId, at);
   }
 }

@@ -79,7 +79,7 @@ for (const dialect of DIALECTS) {
   let testDb: TestDatabase;
   let db: Database;
   const { bothWays: viaWriter } = builtRecords(() => db);
-  const bothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable = false, afterPublish?: (listId: number) => void) =>
+  const bothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable = false, afterPublish?: (listId: number) => void | Promise<void>) =>
     viaWriter(ymlWriter, items, meta, onlyAvailable, afterPublish);
 
   /** SQLite: rows as an older store left them, `quote_free` NULL; they take the scan. */

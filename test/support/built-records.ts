@@ -4,18 +4,17 @@
  * writer's output through the store's records and through its JavaScript layout.
  */
 import assert from 'node:assert/strict';
-import Sqlite from 'better-sqlite3';
 import type { ExportMeta, RecordSourceWriter } from '../../src/model/export-writer.js';
 import type { PriceItem } from '../../src/model/price-item.js';
 import type { RecordReader } from '../../src/model/record-spec.js';
 import type { Database } from '../../src/store/types.js';
-import type { TestDatabase } from './dialects.js';
+import { executeRaw, type TestDatabase } from './dialects.js';
 import { buildMeta, collectChunks, inBatches, legacySample } from './format-items.js';
 
 export interface BuiltRecords {
   publish(items: readonly PriceItem[]): Promise<number>;
   /** `afterPublish` may change the stored rows (as an older version of the store left them). */
-  bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean, afterPublish?: (listId: number) => void): Promise<{ viaStore: Buffer; viaJavaScript: Buffer; used: boolean }>;
+  bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean, afterPublish?: (listId: number) => void | Promise<void>): Promise<{ viaStore: Buffer; viaJavaScript: Buffer; used: boolean }>;
 }
 
 export const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
@@ -42,7 +41,7 @@ export function builtRecords(database: () => Database): BuiltRecords {
     publish,
     async bothWays(writer, items, meta, onlyAvailable = false, afterPublish) {
       const listId = await publish(items);
-      afterPublish?.(listId);
+      await afterPublish?.(listId);
       let used = false;
       const records: RecordReader = (spec) => {
         const built = database().priceLists.renderRecords(listId, spec, { onlyAvailable });
@@ -74,13 +73,7 @@ export async function legacySampleBothWays(bothWays: BothWays, check?: (viaStore
  * SQLite: sets `quote_free` of a list's rows to `value` (an SQL expression), as an older version
  * of the store left them; an `afterPublish` for bothWays. Nothing on PostgreSQL.
  */
-export const storedQuoteFree = (testDb: () => TestDatabase, value: string) => (listId: number): void => {
-  const { dialect, url } = testDb();
-  if (dialect !== 'sqlite') return;
-  const raw = new Sqlite(url.slice('sqlite:'.length));
-  try {
-    raw.prepare(`UPDATE price_items SET quote_free = ${value} WHERE price_list_id = ?`).run(listId);
-  } finally {
-    raw.close();
-  }
+export const storedQuoteFree = (testDb: () => TestDatabase, value: string) => async (listId: number): Promise<void> => {
+  if (testDb().dialect !== 'sqlite') return;
+  await executeRaw(testDb(), `UPDATE price_items SET quote_free = ${value} WHERE price_list_id = ?`, [listId]);
 };

@@ -8,9 +8,9 @@
  * With `--twins`, the two are one process with two apps (bench/lib/ledger-twins.ts), so what
  * separates them is the ledger alone, not two processes' JIT and placement.
  *
- *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32] [--profile] [--aa] [--pin] [--twins]
+ *   node --import tsx bench/ledger-304.ts [--rounds 5] [--seconds 5] [--connections 32] [--profile] [--aa] [--pin] [--twins] [--cycles 1] [--keep-profiles DIR]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,17 +26,24 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' },
     // Both servers under --cpu-prof: their main threads' top frames in the last round are printed at the end.
     profile: { type: 'boolean', default: false },
+    // Where to copy the profiles (.cpuprofile files), for a closer look than the printed tables.
+    'keep-profiles': { type: 'string' },
     aa: { type: 'boolean', default: false },
     // The servers on the second CPU, wrk on the first.
     pin: { type: 'boolean', default: false },
     // Both apps in one process (bench/lib/ledger-twins.ts), a new process each round: the
     // spread between processes of the same code leaves the comparison.
     twins: { type: 'boolean', default: false },
+    // Each round runs its order (on, off, off, on or the reverse) this many times, in slices of
+    // --seconds: the machine's other guests change its speed over seconds, and short slices
+    // that alternate often leave less of that change between the two.
+    cycles: { type: 'string', default: '1' },
   },
 });
 const ROUNDS = Math.max(5, Number(args.rounds));
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
+const CYCLES = Math.max(1, Number(args.cycles));
 const ROOT = new URL('../', import.meta.url).pathname;
 /** The "on" server's LEDGER_DAYS; `--aa` runs both without a ledger, to show what two processes of the same code differ by. */
 const ON_DAYS = args.aa ? '0' : '30';
@@ -123,13 +130,17 @@ try {
     // run on, off, off, on (or the reverse): in one process the later runs are faster (its JIT
     // still settling), and the mirrored order gives both the same share of early and late.
     const pairOrder = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
-    const order = args.twins ? [...pairOrder, ...[...pairOrder].reverse()] : pairOrder;
+    const cycle = args.twins ? [...pairOrder, ...[...pairOrder].reverse()] : pairOrder;
+    const order = Array.from({ length: CYCLES }, () => cycle).flat();
     const totals = { on: { requests: 0, seconds: 0, cpu: 0 }, off: { requests: 0, seconds: 0, cpu: 0 } };
+    let previous: 'on' | 'off' | null = null;
     for (const which of order) {
       const s = which === 'on' ? on : off;
-      // The ledger writes its batch a second after the last answer: in one process (--twins) that
-      // write must not fall into the other app's run, nor the other's into this one.
-      if (args.twins) await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // The ledger writes what remains of its batch a second after the last answer (a full batch,
+      // 5,000 records, is written as it fills, inside the run): in one process (--twins) that
+      // write must not fall into the other app's run. The wait is after an "on" run only.
+      if (args.twins && previous !== which && (previous === 'on' || previous === null)) await new Promise((resolve) => setTimeout(resolve, 1_500));
+      previous = which;
       const cpuBefore = cpuSeconds(s.process.pid);
       const from = monotonicMicros();
       const run = await wrk(`${s.base}${path}`, { connections: CONNECTIONS, seconds: SECONDS, headers: { 'If-None-Match': etag }, cpus: args.pin ? '0' : undefined });
@@ -151,7 +162,7 @@ try {
     console.log(`round ${round + 1}: ledger on ${Math.round(result.on.rps)}/s, off ${Math.round(result.off.rps)}/s, ratio ${(result.on.rps / result.off.rps).toFixed(3)}`);
   }
   const fmt = (n: number) => n.toFixed(3);
-  console.log(`304/s with the ledger on ÷ off: median ${fmt(median(ratios))}× (min–max ${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}) over ${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
+  console.log(`304/s with the ledger on ÷ off: median ${fmt(median(ratios))}× (min–max ${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}) over ${ROUNDS} alternating rounds of ${CYCLES * (args.twins ? 2 : 1)} × ${SECONDS} s per app, ${CONNECTIONS} connections`);
   console.log(`per CPU-second of the server (requests per CPU-second, on ÷ off): median ${fmt(median(cpuRatios))}× (min–max ${fmt(Math.min(...cpuRatios))}–${fmt(Math.max(...cpuRatios))})`);
   for (const problem of problems) console.log(`wrk: ${problem}`);
   console.log(`medians: on ${Math.round(median(rates.on))}/s, off ${Math.round(median(rates.off))}/s`);
@@ -163,6 +174,8 @@ try {
   await check.close();
   console.log(`ledger rows written by the "on" server: ${recorded > 0 ? 'yes' : 'NONE (the ledger did not record)'}`);
   for (const s of servers.splice(0)) await s.stop();
+  // The last round's windows, to read the kept profiles by.
+  if (args['keep-profiles']) console.log(`profile windows (monotonic µs): ${JSON.stringify(windows)}`);
   if (args.profile) {
     for (const [which, days] of [['on', '30'], ['off', '0']] as const) {
       // The twins' one profile holds both apps: each one's window is its own wrk run.
@@ -173,5 +186,14 @@ try {
   }
 } finally {
   for (const s of servers) await s.stop();
+  if (args['keep-profiles']) {
+    for (const name of ['profile-twins', `profile-${ON_DAYS}`, 'profile-0']) {
+      try {
+        cpSync(join(dir, name), join(args['keep-profiles'], name), { recursive: true });
+      } catch {
+        // Not every run leaves all three.
+      }
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 }

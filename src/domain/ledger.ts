@@ -1,4 +1,4 @@
-import { DeliveryColumns, type LedgerRepository, type QueuedDelivery } from '../store/types.js';
+import { DeliveryRuns, type LedgerRepository, type QueuedDelivery } from '../store/types.js';
 
 /** A clock: tests move it instead of sleeping. */
 export type Clock = () => Date;
@@ -27,8 +27,8 @@ export interface LedgerOptions {
  * Retention runs off the request path too, in small batches.
  */
 export class DeliveryLedger {
-  /** Kept as columns (DeliveryColumns says why), handed to the store whole. */
-  private queue = new DeliveryColumns();
+  /** Kept as runs (DeliveryRuns says why), handed to the store whole. */
+  private queue = new DeliveryRuns();
   private flushing: Promise<void> | null = null;
   private timers: NodeJS.Timeout[] = [];
   /** Records dropped because the queue was full, since start. */
@@ -62,7 +62,7 @@ export class DeliveryLedger {
     while (this.flushing) await this.flushing;
     if (this.queue.length === 0) return;
     const batch = this.queue;
-    this.queue = new DeliveryColumns();
+    this.queue = new DeliveryRuns();
     this.flushing = this.repository.insert(batch)
       .catch((error) => this.options.onError?.(error, 'write'))
       .finally(() => { this.flushing = null; });

@@ -35,7 +35,13 @@ const WATCHED = Symbol('connection watched for cut deliveries');
  * read crosses into the socket's native handle, ~90 ns (bench/RESULTS.md, "2026-11-26, day").
  */
 const COUNTED = Symbol('bytes of the connection counted so far');
-type WatchedSocket = Socket & { [OPEN]?: Delivery | null; [WATCHED]?: true; [COUNTED]?: number };
+/**
+ * `_bytesDispatched`: Node's count of the bytes handed to the kernel, which `bytesWritten` adds
+ * the queued writes to, after copying the queue into a new array on every read (Writable's
+ * `writableBuffer`). With nothing queued (every 304, nearly every finished answer) it is the
+ * whole count; where a Node version has no such field, `bytesWritten` answers.
+ */
+type WatchedSocket = Socket & { [OPEN]?: Delivery | null; [WATCHED]?: true; [COUNTED]?: number; _bytesDispatched?: number };
 
 /**
  * One answer to record, once: when the response finished (the onResponse hook, after
@@ -96,7 +102,7 @@ class Delivery implements DeliveryNote, QueuedDelivery {
 
 /** The bytes written on the connection since it was last counted; counts them. */
 function countWritten(socket: WatchedSocket): number {
-  const written = socket.bytesWritten ?? 0;
+  const written = (socket.writableLength === 0 ? socket._bytesDispatched : undefined) ?? socket.bytesWritten ?? 0;
   const since = written - (socket[COUNTED] ?? 0);
   socket[COUNTED] = written;
   return since;

@@ -32,58 +32,88 @@ export interface DeliveryRecord {
 
 /**
  * A record as the request side hands it to the ledger: its time in milliseconds, not a Date
- * (one object fewer per answer; the columns keep milliseconds anyway).
+ * (one object fewer per answer; the ledger stores milliseconds anyway).
  */
 export type QueuedDelivery = Omit<DeliveryRecord, 'at'> & { readonly at_ms: number };
 
+/** Records in one run at most (their ids are row id × RUN_ID_SPACE + 0 … RUN_ID_SPACE − 1). */
+export const RUN_ID_SPACE = 1024;
 /**
- * Records as columns: how the ledger's queue holds them and hands a batch to the store. A record
- * waits up to a second; as objects, 25,000 a second of them outlived the young generation and
- * were promoted, so the old generation's collections paid for every answer (bench/RESULTS.md,
- * "The ledger's runs"). Columns of numbers and of strings the request already held keep nothing
- * new alive, and the store builds its rows from them without rebuilding a record per answer.
+ * A run's records start within this span of each other (a long download started earlier may
+ * close among quick ones). Readers rely on it: a run holding records older than a time T ends
+ * before T + RUN_SPAN_MS.
  */
-export class DeliveryColumns {
-  readonly storeId: string[] = [];
-  readonly keyId: string[] = [];
-  readonly at: number[] = [];
-  readonly address: string[] = [];
-  readonly format: (string | null)[] = [];
-  readonly profileId: (number | null)[] = [];
-  readonly onlyAvailable: (boolean | null)[] = [];
-  readonly version: (number | null)[] = [];
-  readonly status: number[] = [];
-  readonly bytesSent: number[] = [];
-  readonly finished: boolean[] = [];
-  readonly durationMs: number[] = [];
-  readonly clientClass: string[] = [];
-  readonly clientAddress: string[] = [];
+export const RUN_SPAN_MS = 60_000;
 
-  static of(records: Iterable<DeliveryRecord>): DeliveryColumns {
-    const columns = new DeliveryColumns();
-    for (const record of records) columns.push({ ...record, at_ms: record.at.getTime() });
-    return columns;
-  }
+/**
+ * A run: consecutive records of one consumer (client class and address) that differ only in
+ * their time, bytes and duration, stored as one row (sql/ledger-runs.ts). `first` is the first
+ * record handed over; each later one is the triple [at_ms − first.at_ms, bytes_sent,
+ * duration_ms] in `repeated`. An offset may be negative (a download that started earlier ended
+ * later); the store orders a run before writing it.
+ */
+export interface QueuedRun {
+  readonly first: QueuedDelivery;
+  readonly repeated: number[];
+}
 
-  get length(): number {
-    return this.at.length;
+/** Whether b may join the run a began: everything but when, how much and how long is equal. */
+const sameShape = (a: QueuedDelivery, b: QueuedDelivery): boolean =>
+  a.client_address === b.client_address && a.client_class === b.client_class && a.key_id === b.key_id && a.store_id === b.store_id
+  && a.status === b.status && a.finished === b.finished && a.version === b.version && a.format === b.format
+  && a.address === b.address && a.profile_id === b.profile_id && a.only_available === b.only_available;
+
+/** A plain copy: what the request side hands over may hold its request (http/deliveries.ts). */
+const recordOf = (r: QueuedDelivery): QueuedDelivery => ({
+  store_id: r.store_id, key_id: r.key_id, at_ms: r.at_ms, address: r.address, format: r.format, profile_id: r.profile_id,
+  only_available: r.only_available, version: r.version, status: r.status, bytes_sent: r.bytes_sent, finished: r.finished,
+  duration_ms: r.duration_ms, client_class: r.client_class, client_address: r.client_address,
+});
+
+/**
+ * The ledger's queue and the batch it hands to the store: records gathered into runs as they
+ * come. A poller's answers are nearly all repeats of a run, so each costs three numbers pushed
+ * onto its run, where columns of every field cost fourteen pushes an answer and a second pass
+ * to find the runs (bench/RESULTS.md, "2026-11-26, late morning"). A record waits up to a second,
+ * and 25,000 objects a second kept that long were promoted and paid for in old-generation
+ * collections ("The ledger's runs"): here only a run's first record is an object kept.
+ *
+ * A consumer has one open run; it ends when the consumer gets an answer of another shape (so a
+ * consumer's runs never interleave, and "its last three answers" stay in order), when it is
+ * full, or when a record starts more than RUN_SPAN_MS / 2 from the run's first. Other stores'
+ * answers in between do not end it: across a fleet, a batch interleaves thousands of stores.
+ */
+export class DeliveryRuns {
+  readonly runs: QueuedRun[] = [];
+  /** Records held, in all runs. */
+  length = 0;
+  /**
+   * The open runs of each store's consumers: a store has a handful of consumers in a batch, so
+   * a scan of its open runs is cheaper than a map per store (a fleet's batch names thousands of
+   * stores) or a key joined from three strings for every answer.
+   */
+  private readonly open = new Map<string, QueuedRun[]>();
+
+  static of(records: Iterable<DeliveryRecord>): DeliveryRuns {
+    const runs = new DeliveryRuns();
+    for (const record of records) runs.push({ ...record, at_ms: record.at.getTime() });
+    return runs;
   }
 
   push(r: QueuedDelivery): void {
-    this.storeId.push(r.store_id);
-    this.keyId.push(r.key_id);
-    this.at.push(r.at_ms);
-    this.address.push(r.address);
-    this.format.push(r.format);
-    this.profileId.push(r.profile_id);
-    this.onlyAvailable.push(r.only_available);
-    this.version.push(r.version);
-    this.status.push(r.status);
-    this.bytesSent.push(r.bytes_sent);
-    this.finished.push(r.finished);
-    this.durationMs.push(r.duration_ms);
-    this.clientClass.push(r.client_class);
-    this.clientAddress.push(r.client_address);
+    this.length++;
+    let ofStore = this.open.get(r.store_id);
+    if (!ofStore) this.open.set(r.store_id, (ofStore = []));
+    let index = 0;
+    while (index < ofStore.length && (ofStore[index].first.client_address !== r.client_address || ofStore[index].first.client_class !== r.client_class)) index++;
+    const run = index < ofStore.length ? ofStore[index] : null;
+    if (run && run.repeated.length < 3 * (RUN_ID_SPACE - 1) && sameShape(run.first, r) && Math.abs(r.at_ms - run.first.at_ms) <= RUN_SPAN_MS / 2) {
+      run.repeated.push(r.at_ms - run.first.at_ms, r.bytes_sent, r.duration_ms);
+      return;
+    }
+    const next: QueuedRun = { first: recordOf(r), repeated: [] };
+    ofStore[index] = next;
+    this.runs.push(next);
   }
 }
 
@@ -112,7 +142,7 @@ export interface ConsumerRow {
 
 export interface LedgerRepository {
   /** Appends a batch of records (stored as runs, sql/ledger-runs.ts). */
-  insert(records: DeliveryColumns): Promise<void>;
+  insert(records: DeliveryRuns): Promise<void>;
   /** The store's records newest first, `limit` of them, older than `before` when given. */
   page(storeId: string, limit: number, before: LedgerCursor | null): Promise<StoredDelivery[]>;
   /** One row per consumer seen since `since`; `dayAgo` bounds fetches_24h. At most `limit`, most recent first. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, DIALECTS, executeRaw, type TestDatabase } from '../../test/support/dialects.js';
 import { RUN_ID_SPACE } from './sql/ledger-runs.js';
-import { DeliveryColumns, type DeliveryRecord, type StoredDelivery } from './types.js';
+import { DeliveryRuns, type DeliveryRecord, type StoredDelivery } from './types.js';
 
 const T0 = Date.parse('2026-11-20T12:00:00.000Z');
 const DAY = 86_400_000;
@@ -61,7 +61,7 @@ for (const dialect of DIALECTS) {
         batches.push(records);
         all.push(...records);
       }
-      for (const records of batches) await db.db.deliveries.ledger.insert(DeliveryColumns.of(records));
+      for (const records of batches) await db.db.deliveries.ledger.insert(DeliveryRuns.of(records));
 
       const everything = await db.db.deliveries.ledger.page('runs', 1000, null);
       assert.equal(everything.length, 1000);
@@ -100,7 +100,7 @@ for (const dialect of DIALECTS) {
       // One poller at one address revalidating three stores in turn, as a fleet's fetcher does.
       const fleet = ['fleet-a', 'fleet-b', 'fleet-c'];
       const records = Array.from({ length: 300 }, (_, i) => record(fleet[i % 3], t + i));
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of(records));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of(records));
       for (const storeId of fleet) {
         const page = await db.db.deliveries.ledger.page(storeId, 1000, null);
         assert.equal(page.length, 100);
@@ -116,7 +116,7 @@ for (const dialect of DIALECTS) {
       const long = Array.from({ length: 1000 }, (_, i) => record('wide', t + ((i + 500) % 1000) * 59));
       const singles = Array.from({ length: 199 }, (_, i) => record('wide', t + 59_100 + i, { client_address: `192.0.2.${i}` }));
       const late = record('wide', t + 30_001, { client_class: 'google' });
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of([...long, ...singles, late]));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of([...long, ...singles, late]));
       const page = await db.db.deliveries.ledger.page('wide', 1000, null);
       assert.ok(page.some((r) => r.client_class === 'google'), 'the record at +30 s is among the newest 1,000');
       assert.equal(page.at(-1)?.at.getTime(), t + 200 * 59, 'and the page ends where 1,000 records end');
@@ -126,10 +126,10 @@ for (const dialect of DIALECTS) {
       const now = T0 + 10 * DAY;
       const dayAgo = now - DAY;
       // One run across the 24-hour line: 3 records before it, 4 after (all within a second).
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of([-3, -2, -1, 0, 1, 2, 3].map((ms) => record('consumers', dayAgo + ms))));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of([-3, -2, -1, 0, 1, 2, 3].map((ms) => record('consumers', dayAgo + ms))));
       // Later: five whole answers, then two cut ones: its last three are not all failures.
       const later = dayAgo + 60_000;
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of([
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of([
         ...[0, 1, 2, 3, 4].map((i) => record('consumers', later + i)),
         ...[5, 6].map((i) => record('consumers', later + i, { status: 200, finished: false })),
         // Another consumer's cut downloads in between change nothing for this one.
@@ -146,7 +146,7 @@ for (const dialect of DIALECTS) {
       assert.equal(google.failing, true, 'three cut downloads');
       assert.equal(google.last_version, null);
 
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of([record('consumers', later + 7, { status: 200, finished: false })]));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of([record('consumers', later + 7, { status: 200, finished: false })]));
       [curl] = await consumers();
       assert.equal(curl.failing, true, 'now its last three were cut');
       assert.equal(curl.fetches_24h, 4 + 8);
@@ -156,7 +156,7 @@ for (const dialect of DIALECTS) {
       const now = T0 + 20 * DAY;
       const dayAgo = now - DAY;
       const times = [-20, -10, 10, 20, 30].map((ms) => dayAgo + ms);
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of(times.map((ms) => record('old-runs', ms))));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of(times.map((ms) => record('old-runs', ms))));
       const read = async () => ({
         times: (await db.db.deliveries.ledger.page('old-runs', 100, null)).map((r) => r.at.getTime()).reverse(),
         fetches24h: (await db.db.deliveries.ledger.consumers('old-runs', new Date(now - 30 * DAY), new Date(dayAgo), 100))[0].fetches_24h,
@@ -172,8 +172,8 @@ for (const dialect of DIALECTS) {
     it('retention deletes a run once its newest record is past the line', async () => {
       // Older than every other test's records: retention is not per store.
       const t = T0 - 100 * DAY;
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of([0, 10, 20].map((ms) => record('retention', t + ms))));
-      await db.db.deliveries.ledger.insert(DeliveryColumns.of([record('retention', t + 5_000)]));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of([0, 10, 20].map((ms) => record('retention', t + ms))));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of([record('retention', t + 5_000)]));
       assert.equal(await db.db.deliveries.ledger.deleteOlderThan(new Date(t + 15), 100), 0, 'the run still holds a newer record');
       assert.equal(await db.db.deliveries.ledger.deleteOlderThan(new Date(t + 21), 100), 1);
       const left = await db.db.deliveries.ledger.page('retention', 100, null);

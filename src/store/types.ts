@@ -20,7 +20,7 @@ import type { DeliveryRepositories } from './delivery-types.js';
 
 /** The §12–§13 seam (delivery-types.ts), named through this file like every other part of the seam. */
 export type * from './delivery-types.js';
-export { DeliveryColumns } from './delivery-types.js';
+export { DeliveryRuns } from './delivery-types.js';
 import type { PublicationFeed, VariantDemandRepository } from './warming-types.js';
 
 export type { DemandCoding, Publication, PublicationFeed, VariantDemand, VariantDemandRepository } from './warming-types.js';

@@ -6,7 +6,7 @@ import { addWebhook, listWebhooks, removeWebhook } from '../../src/domain/webhoo
 import { postWebhook } from '../../src/domain/webhook-post.js';
 import { RETRY_FOR_MS, WebhookSender } from '../../src/domain/webhook-sender.js';
 import { publicationEvent } from '../../src/model/webhook-events.js';
-import { DeliveryColumns, type DeliveryRecord } from '../../src/store/delivery-types.js';
+import { DeliveryRuns, type DeliveryRecord } from '../../src/store/delivery-types.js';
 import { openDatabase } from '../../src/store/factory.js';
 import type { Database } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
@@ -71,8 +71,8 @@ for (const dialect of DIALECTS) {
       }
 
       // consumer.failing: three cut downloads in a row; consumer.behind: fetchers still on version 1, 121 minutes on.
-      await store.deliveries.ledger.insert(DeliveryColumns.of([1, 2, 3].map((i) => delivery('hooks-all', { at: new Date(time.now().getTime() - i * 1000), finished: false }))));
-      await store.deliveries.ledger.insert(DeliveryColumns.of([delivery('hooks-all', { client_class: 'google', client_address: '198.51.100.7', version: 1 })]));
+      await store.deliveries.ledger.insert(DeliveryRuns.of([1, 2, 3].map((i) => delivery('hooks-all', { at: new Date(time.now().getTime() - i * 1000), finished: false }))));
+      await store.deliveries.ledger.insert(DeliveryRuns.of([delivery('hooks-all', { client_class: 'google', client_address: '198.51.100.7', version: 1 })]));
       const window = { ledgerDays: 30, staleAfterMin: 120, now: time.now };
       assert.equal(await checkConsumerAlerts(store, window), 1, 'failing (yandex); nobody is behind yet');
       time.move(121 * 60_000);

@@ -11,7 +11,7 @@ import { queriesOf as countQueries } from '../../../test/support/count-queries.j
 import { publishOneItem } from '../../../test/support/publish-one-item.js';
 import { createTestDatabase, DIALECTS, executeRaw, type TestDatabase } from '../../../test/support/dialects.js';
 import { sqlDatabase } from '../sql/sql-database.js';
-import { DeliveryColumns, type Database } from '../types.js';
+import { DeliveryRuns, type Database } from '../types.js';
 import { PostgresDialect } from './dialect.js';
 
 
@@ -63,7 +63,7 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
       const remembered = await db.keys.findByHash('h1');
       const record = { store_id: 's', key_id: 'k1', at: new Date(), address: 'prices', format: 'csv', profile_id: null, only_available: false,
         version: null, status: 200, bytes_sent: 10, finished: true, duration_ms: 1, client_class: 'curl', client_address: '192.0.2.1' };
-      await other().deliveries.ledger.insert(DeliveryColumns.of([record]));
+      await other().deliveries.ledger.insert(DeliveryRuns.of([record]));
       await other().keys.touch('k1', new Date(Date.now() - 5_000));
       assert.equal(await db.keys.findByHash('h1'), remembered);
       const at = new Date(Date.now() + 1_000);

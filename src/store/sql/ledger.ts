@@ -1,7 +1,7 @@
-import type { ConsumerRow, DeliveryColumns, DeliveryRecord, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
+import type { ConsumerRow, DeliveryRecord, DeliveryRuns, LedgerCursor, LedgerRepository, QueuedRun, StoredDelivery } from '../delivery-types.js';
 import { bit, type DeliverySql, type Row } from './delivery-sql.js';
 import { inBackgroundTogether, type Query } from './dialect.js';
-import { newestFirst, recordsOf, repeatedAt, repeatedOf, RUN_SPAN_MS, runsOf, type LedgerRun } from './ledger-runs.js';
+import { lastAtOf, newestFirst, orderedRun, recordsOf, repeatedAt, repeatedOf, RUN_SPAN_MS } from './ledger-runs.js';
 
 const COLUMNS = [
   'store_id', 'key_id', 'at', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'bytes_sent', 'finished',
@@ -25,13 +25,13 @@ export class SqlLedgerRepository implements LedgerRepository {
 
   constructor(private readonly d: DeliverySql) {}
 
-  async insert(batch: DeliveryColumns): Promise<void> {
-    const runs = runsOf(batch);
+  async insert(batch: DeliveryRuns): Promise<void> {
+    const { runs } = batch;
     const statements: Query[] = [];
     for (let start = 0; start < runs.length; start += ROWS_PER_INSERT) {
       const end = Math.min(runs.length, start + ROWS_PER_INSERT);
       const params: unknown[] = [];
-      for (let r = start; r < end; r++) this.pushRow(params, batch, runs[r]);
+      for (let r = start; r < end; r++) this.pushRow(params, orderedRun(runs[r]));
       statements.push({ sql: this.insertSql(end - start), params });
     }
     // One commit for the batch (inBackgroundTogether says why).
@@ -130,13 +130,13 @@ export class SqlLedgerRepository implements LedgerRepository {
     return counts;
   }
 
-  /** The row of one run, straight from the batch's columns (no record object per answer). */
-  private pushRow(params: unknown[], c: DeliveryColumns, run: LedgerRun): void {
-    const i = run[0];
+  /** The row of one ordered run. */
+  private pushRow(params: unknown[], run: QueuedRun): void {
+    const r = run.first;
     params.push(
-      c.storeId[i], c.keyId[i], this.d.timeParam(new Date(c.at[i])), c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i],
-      c.status[i], c.bytesSent[i], bit(c.finished[i]), c.durationMs[i], c.clientClass[i], c.clientAddress[i],
-      this.d.timeParam(new Date(c.at[run[run.length - 1]])), run.length - 1, repeatedOf(c, run),
+      r.store_id, r.key_id, this.d.timeParam(new Date(r.at_ms)), r.address, r.format, r.profile_id, bit(r.only_available), r.version,
+      r.status, r.bytes_sent, bit(r.finished), r.duration_ms, r.client_class, r.client_address,
+      this.d.timeParam(new Date(lastAtOf(run))), run.repeated.length / 3, repeatedOf(run),
     );
   }
 

@@ -10,7 +10,7 @@ import { publishOneItem } from '../../../test/support/publish-one-item.js';
 import { changeSignal, type ChangeSignal } from './change-signal.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { sqlDatabase } from '../sql/sql-database.js';
-import { DeliveryColumns, type Database as Db, type KeyLookup } from '../types.js';
+import { DeliveryRuns, type Database as Db, type KeyLookup } from '../types.js';
 import { SqliteDialect } from './dialect.js';
 
 
@@ -49,8 +49,8 @@ describe('remembered key look-ups never outlive a change', () => {
     const remembered = await server.keys.findByHash('h1');
     const record = { store_id: 's', key_id: 'k1', at: new Date(), address: 'prices', format: 'csv', profile_id: null, only_available: false,
       version: null, status: 200, bytes_sent: 10, finished: true, duration_ms: 1, client_class: 'curl', client_address: '192.0.2.1' };
-    await cli.deliveries.ledger.insert(DeliveryColumns.of([record]));
-    await server.deliveries.ledger.insert(DeliveryColumns.of([record]));
+    await cli.deliveries.ledger.insert(DeliveryRuns.of([record]));
+    await server.deliveries.ledger.insert(DeliveryRuns.of([record]));
     await cli.keys.touch('k1', new Date(Date.now() - 5_000));
     const { value: found, asked } = await queriesOf(() => server.keys.findByHash('h1'));
     assert.equal(found, remembered);

@@ -1,0 +1,76 @@
+/**
+ * How the ledger's queue gathers records into runs (DeliveryRuns) and how a run is ordered and
+ * stored (ledger-runs.ts), in memory. The contract tests (store/ledger.contract.test.ts) show
+ * the same runs written and read back on both dialects.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DeliveryRuns, RUN_ID_SPACE, RUN_SPAN_MS, type QueuedDelivery } from '../delivery-types.js';
+import { lastAtOf, orderedRun, repeatedOf } from './ledger-runs.js';
+
+const T = Date.UTC(2026, 10, 26, 9, 0, 0);
+
+const record = (at: number, over: Partial<QueuedDelivery> = {}): QueuedDelivery => ({
+  store_id: 'shop', key_id: 'key-1', at_ms: at, address: 'prices', format: 'csv', profile_id: null, only_available: false, version: 3,
+  status: 304, bytes_sent: 180, finished: true, duration_ms: 1, client_class: 'curl', client_address: '192.0.2.1', ...over,
+});
+
+const queued = (records: QueuedDelivery[]): DeliveryRuns => {
+  const runs = new DeliveryRuns();
+  for (const r of records) runs.push(r);
+  return runs;
+};
+
+test('a consumer\'s repeats join its run as [offset, bytes, duration], other stores\' answers in between', () => {
+  const batch = queued([record(T), record(T + 5, { store_id: 'other' }), record(T + 7, { bytes_sent: 200, duration_ms: 4 }), record(T + 9)]);
+  assert.equal(batch.length, 4);
+  assert.equal(batch.runs.length, 2);
+  const [shop, other] = batch.runs;
+  assert.equal(shop.first.at_ms, T);
+  assert.deepEqual(shop.repeated, [7, 200, 4, 9, 180, 1]);
+  assert.equal(repeatedOf(shop), '[7,200,4,9,180,1]');
+  assert.equal(lastAtOf(shop), T + 9);
+  assert.equal(repeatedOf(other), null);
+  assert.equal(lastAtOf(other), T + 5);
+});
+
+test('an answer of another shape ends the consumer\'s run, and the next starts a new one', () => {
+  const batch = queued([record(T), record(T + 1, { status: 200 }), record(T + 2), record(T + 3, { version: 4 }), record(T + 4, { format: 'xml' })]);
+  assert.deepEqual(batch.runs.map((run) => [run.first.at_ms - T, run.repeated.length / 3]), [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]]);
+});
+
+test('another consumer of the store (class or address) has its own run', () => {
+  const batch = queued([record(T), record(T + 1, { client_address: '192.0.2.2' }), record(T + 2, { client_class: 'google' }), record(T + 3)]);
+  assert.equal(batch.runs.length, 3);
+  assert.deepEqual(batch.runs[0].repeated, [3, 180, 1]);
+});
+
+test('a run ends when full, or when a record starts more than half the span from its first', () => {
+  const full = queued(Array.from({ length: RUN_ID_SPACE + 1 }, (_, i) => record(T + i)));
+  assert.deepEqual(full.runs.map((run) => 1 + run.repeated.length / 3), [RUN_ID_SPACE, 1]);
+  const spread = queued([record(T), record(T + RUN_SPAN_MS / 2), record(T + RUN_SPAN_MS / 2 + 1)]);
+  assert.deepEqual(spread.runs.map((run) => run.first.at_ms - T), [0, RUN_SPAN_MS / 2 + 1]);
+});
+
+test('a run whose records came out of time order is stored oldest first; records of one millisecond keep their order', () => {
+  const batch = queued([record(T + 100, { bytes_sent: 1 }), record(T + 40, { bytes_sent: 2 }), record(T + 100, { bytes_sent: 3 }), record(T + 40, { bytes_sent: 4 })]);
+  const [run] = batch.runs;
+  assert.deepEqual(run.repeated, [-60, 2, 1, 0, 3, 1, -60, 4, 1]);
+  const ordered = orderedRun(run);
+  assert.equal(ordered.first.at_ms, T + 40);
+  assert.equal(ordered.first.bytes_sent, 2);
+  assert.deepEqual(ordered.repeated, [0, 4, 1, 60, 1, 1, 60, 3, 1]);
+  assert.equal(lastAtOf(ordered), T + 100);
+  // The queued run is left as it was, and one already in order is returned as it is.
+  assert.equal(run.first.at_ms, T + 100);
+  const inOrder = queued([record(T), record(T + 1)]).runs[0];
+  assert.equal(orderedRun(inOrder), inOrder);
+});
+
+test('the first record kept is a copy, not what the request side handed over', () => {
+  const handed = { ...record(T), request: { big: true } } as QueuedDelivery;
+  const [run] = queued([handed]).runs;
+  assert.notEqual(run.first, handed);
+  assert.equal('request' in run.first, false);
+  assert.deepEqual(run.first, record(T));
+});

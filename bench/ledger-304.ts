@@ -134,12 +134,15 @@ try {
     const order = Array.from({ length: CYCLES }, () => cycle).flat();
     const totals = { on: { requests: 0, seconds: 0, cpu: 0 }, off: { requests: 0, seconds: 0, cpu: 0 } };
     let previous: 'on' | 'off' | null = null;
+    const slices: string[] = [];
     for (const which of order) {
       const s = which === 'on' ? on : off;
       // The ledger writes what remains of its batch a second after the last answer (a full batch,
       // 5,000 records, is written as it fills, inside the run): in one process (--twins) that
-      // write must not fall into the other app's run. The wait is after an "on" run only.
-      if (args.twins && previous !== which && (previous === 'on' || previous === null)) await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // write must not fall into the other app's run. The wait is at every change of app, both
+      // ways: a run right after an idle wait is slower, and an A/A run with the wait only after
+      // the ledger's app favoured that app by 1–17 % a round (bench/RESULTS.md, "2026-11-26, late morning").
+      if (args.twins && previous !== which) await new Promise((resolve) => setTimeout(resolve, 1_500));
       previous = which;
       const cpuBefore = cpuSeconds(s.process.pid);
       const from = monotonicMicros();
@@ -148,6 +151,7 @@ try {
       if (run.errors.length > 0) problems.push(`round ${round + 1} ${which}: ${run.errors.join('; ')}`);
       totals[which].requests += run.requestsPerSecond * SECONDS;
       totals[which].seconds += SECONDS;
+      slices.push(`${which} ${Math.round(run.requestsPerSecond)}`);
       totals[which].cpu += cpuSeconds(s.process.pid) - cpuBefore;
       windows[which] = { from, to: monotonicMicros() };
     }
@@ -160,9 +164,18 @@ try {
     ratios.push(result.on.rps / result.off.rps);
     cpuRatios.push(result.off.cpuPerRequest / result.on.cpuPerRequest);
     console.log(`round ${round + 1}: ledger on ${Math.round(result.on.rps)}/s, off ${Math.round(result.off.rps)}/s, ratio ${(result.on.rps / result.off.rps).toFixed(3)}`);
+    if (order.length > 2) console.log(`  slices (304/s, in order): ${slices.join(', ')}`);
   }
+  /*
+   * A round's order favours one of the two (the app measured first in a process runs while its
+   * JIT is still settling), and rounds alternate it: a median of rounds with one order more often
+   * than the other (an odd count) leans that way. Each pair of rounds (1–2, 3–4, …) has both
+   * orders: the geometric mean of its two ratios is free of the order, and these are its median.
+   */
+  const balanced = Array.from({ length: Math.floor(ratios.length / 2) }, (_, i) => Math.sqrt(ratios[2 * i] * ratios[2 * i + 1]));
   const fmt = (n: number) => n.toFixed(3);
   console.log(`304/s with the ledger on ÷ off: median ${fmt(median(ratios))}× (min–max ${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}) over ${ROUNDS} alternating rounds of ${CYCLES * (args.twins ? 2 : 1)} × ${SECONDS} s per app, ${CONNECTIONS} connections`);
+  if (balanced.length > 0) console.log(`pairs of rounds of mirrored order (geometric mean of each pair's two ratios): median ${fmt(median(balanced))}× (min–max ${fmt(Math.min(...balanced))}–${fmt(Math.max(...balanced))}) over ${balanced.length} pairs`);
   console.log(`per CPU-second of the server (requests per CPU-second, on ÷ off): median ${fmt(median(cpuRatios))}× (min–max ${fmt(Math.min(...cpuRatios))}–${fmt(Math.max(...cpuRatios))})`);
   for (const problem of problems) console.log(`wrk: ${problem}`);
   console.log(`medians: on ${Math.round(median(rates.on))}/s, off ${Math.round(median(rates.off))}/s`);

@@ -35,8 +35,8 @@ const { values: args } = parseArgs({
     // spread between processes of the same code leaves the comparison.
     twins: { type: 'boolean', default: false },
     // Each round runs its order (on, off, off, on or the reverse) this many times, in slices of
-    // --seconds: the machine's other guests change its speed over seconds, and short slices
-    // that alternate often leave less of that change between the two.
+    // --seconds, one right after the other, and the round's figure is the median of the ratios
+    // across each change of app (see `adjacent` below).
     cycles: { type: 'string', default: '1' },
   },
 });
@@ -124,6 +124,8 @@ try {
   const cpuRatios: number[] = [];
   const rates = { on: [] as number[], off: [] as number[] };
   const problems: string[] = [];
+  /** Per round with --cycles: the median ratio across each change of app. */
+  const adjacent: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const { on, off } = await freshPair(round);
     // Alternate which goes first, so neither always runs right after the other's burst. The twins
@@ -134,15 +136,17 @@ try {
     const order = Array.from({ length: CYCLES }, () => cycle).flat();
     const totals = { on: { requests: 0, seconds: 0, cpu: 0 }, off: { requests: 0, seconds: 0, cpu: 0 } };
     let previous: 'on' | 'off' | null = null;
-    const slices: string[] = [];
+    const slices: { which: 'on' | 'off'; rate: number }[] = [];
     for (const which of order) {
       const s = which === 'on' ? on : off;
       // The ledger writes what remains of its batch a second after the last answer (a full batch,
       // 5,000 records, is written as it fills, inside the run): in one process (--twins) that
-      // write must not fall into the other app's run. The wait is at every change of app, both
-      // ways: a run right after an idle wait is slower, and an A/A run with the wait only after
-      // the ledger's app favoured that app by 1–17 % a round (bench/RESULTS.md, "2026-11-26, late morning").
-      if (args.twins && previous !== which) await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // write must not fall into the other app's run, so runs of 5 s wait at a change of app
+      // (both ways: a run right after an idle wait is slower, and a wait after the ledger's app
+      // only favoured it in an A/A run). Slices (--cycles) run back to back: an idle wait is
+      // where this machine most often changed speed (bench/RESULTS.md, "2026-11-26, late
+      // morning"), and the remainder of a batch of runs costs well under 1 ms to write.
+      if (args.twins && CYCLES === 1 && previous !== which) await new Promise((resolve) => setTimeout(resolve, 1_500));
       previous = which;
       const cpuBefore = cpuSeconds(s.process.pid);
       const from = monotonicMicros();
@@ -151,7 +155,7 @@ try {
       if (run.errors.length > 0) problems.push(`round ${round + 1} ${which}: ${run.errors.join('; ')}`);
       totals[which].requests += run.requestsPerSecond * SECONDS;
       totals[which].seconds += SECONDS;
-      slices.push(`${which} ${Math.round(run.requestsPerSecond)}`);
+      slices.push({ which, rate: run.requestsPerSecond });
       totals[which].cpu += cpuSeconds(s.process.pid) - cpuBefore;
       windows[which] = { from, to: monotonicMicros() };
     }
@@ -164,17 +168,33 @@ try {
     ratios.push(result.on.rps / result.off.rps);
     cpuRatios.push(result.off.cpuPerRequest / result.on.cpuPerRequest);
     console.log(`round ${round + 1}: ledger on ${Math.round(result.on.rps)}/s, off ${Math.round(result.off.rps)}/s, ratio ${(result.on.rps / result.off.rps).toFixed(3)}`);
-    if (order.length > 2) console.log(`  slices (304/s, in order): ${slices.join(', ')}`);
+    if (CYCLES > 1) {
+      /*
+       * This machine runs at one of two speeds for seconds at a time (slices of one app in a row
+       * read 12,000/s then 23,000/s): a round's sums say mostly which app had more fast seconds.
+       * Two slices side by side, one of each app, nearly always share a speed, so the round's
+       * figure is the median of on ÷ off across each change of app, a flip between them an outlier.
+       */
+      const across: number[] = [];
+      for (let i = 1; i < slices.length; i++) {
+        const [a, b] = [slices[i - 1], slices[i]];
+        if (a.which !== b.which) across.push(a.which === 'on' ? a.rate / b.rate : b.rate / a.rate);
+      }
+      adjacent.push(median(across));
+      console.log(`  slices (304/s, in order): ${slices.map((x) => `${x.which} ${Math.round(x.rate)}`).join(', ')}; across each change of app: median ${median(across).toFixed(3)}×`);
+    }
   }
   /*
-   * A round's order favours one of the two (the app measured first in a process runs while its
-   * JIT is still settling), and rounds alternate it: a median of rounds with one order more often
-   * than the other (an odd count) leans that way. Each pair of rounds (1–2, 3–4, …) has both
-   * orders: the geometric mean of its two ratios is free of the order, and these are its median.
+   * A round's order may favour one of the two (in one run, the first six rounds read 0.948,
+   * 0.999, 0.936, 0.993, 0.943, 0.997: lower whenever the ledger's app went first), and rounds
+   * alternate it, so a median over an odd count of rounds leans to one order. Each pair of
+   * rounds (1–2, 3–4, …) has both: the geometric mean of its two ratios is free of the order,
+   * and these are its median.
    */
   const balanced = Array.from({ length: Math.floor(ratios.length / 2) }, (_, i) => Math.sqrt(ratios[2 * i] * ratios[2 * i + 1]));
   const fmt = (n: number) => n.toFixed(3);
   console.log(`304/s with the ledger on ÷ off: median ${fmt(median(ratios))}× (min–max ${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))}) over ${ROUNDS} alternating rounds of ${CYCLES * (args.twins ? 2 : 1)} × ${SECONDS} s per app, ${CONNECTIONS} connections`);
+  if (adjacent.length > 0) console.log(`across each change of app (slices side by side, median per round): median ${fmt(median(adjacent))}× (min–max ${fmt(Math.min(...adjacent))}–${fmt(Math.max(...adjacent))}) over ${adjacent.length} rounds`);
   if (balanced.length > 0) console.log(`pairs of rounds of mirrored order (geometric mean of each pair's two ratios): median ${fmt(median(balanced))}× (min–max ${fmt(Math.min(...balanced))}–${fmt(Math.max(...balanced))}) over ${balanced.length} pairs`);
   console.log(`per CPU-second of the server (requests per CPU-second, on ÷ off): median ${fmt(median(cpuRatios))}× (min–max ${fmt(Math.min(...cpuRatios))}–${fmt(Math.max(...cpuRatios))})`);
   for (const problem of problems) console.log(`wrk: ${problem}`);

@@ -45,38 +45,29 @@ export const RUN_ID_SPACE = 1024;
  */
 export const RUN_SPAN_MS = 60_000;
 
-/**
- * A run: consecutive records of one consumer (client class and address) that differ only in
- * their time, bytes and duration, stored as one row (sql/ledger-runs.ts). `first` is the first
- * record handed over; each later one is the triple [at_ms − first.at_ms, bytes_sent,
- * duration_ms] in `repeated`. An offset may be negative (a download that started earlier ended
- * later); the store orders a run before writing it.
- */
+/** A run's first record and the [at_ms − first's at_ms, bytes_sent, duration_ms] of each later one (tests, tools). */
 export interface QueuedRun {
   readonly first: QueuedDelivery;
   readonly repeated: number[];
 }
 
-/** Whether b may join the run a began: everything but when, how much and how long is equal. */
-const sameShape = (a: QueuedDelivery, b: QueuedDelivery): boolean =>
-  a.client_address === b.client_address && a.client_class === b.client_class && a.key_id === b.key_id && a.store_id === b.store_id
-  && a.status === b.status && a.finished === b.finished && a.version === b.version && a.format === b.format
-  && a.address === b.address && a.profile_id === b.profile_id && a.only_available === b.only_available;
-
-/** A plain copy: what the request side hands over may hold its request (http/deliveries.ts). */
-const recordOf = (r: QueuedDelivery): QueuedDelivery => ({
-  store_id: r.store_id, key_id: r.key_id, at_ms: r.at_ms, address: r.address, format: r.format, profile_id: r.profile_id,
-  only_available: r.only_available, version: r.version, status: r.status, bytes_sent: r.bytes_sent, finished: r.finished,
-  duration_ms: r.duration_ms, client_class: r.client_class, client_address: r.client_address,
-});
+/** No run: the end of a store's chain of open runs. */
+const NONE = -1;
 
 /**
- * The ledger's queue and the batch it hands to the store: records gathered into runs as they
- * come. A poller's answers are nearly all repeats of a run, so each costs three numbers pushed
- * onto its run, where columns of every field cost fourteen pushes an answer and a second pass
- * to find the runs (bench/RESULTS.md, "2026-11-26, late morning"). A record waits up to a second,
- * and 25,000 objects a second kept that long were promoted and paid for in old-generation
- * collections ("The ledger's runs"): here only a run's first record is an object kept.
+ * The ledger's queue and the batch it hands to the store: records gathered into *runs* as they
+ * come, a run being consecutive records of one consumer (client class and address) that differ
+ * only in their time, bytes and duration, stored as one row (sql/ledger-runs.ts).
+ *
+ * Held as columns, one entry per run: the run's first record, and `repeated`, the
+ * [at_ms − first's at_ms, bytes_sent, duration_ms] triples of its later records (null while it
+ * has none). An offset may be negative (a download that started earlier ended later); the
+ * store orders a run before writing it. A poller's repeat costs three numbers pushed on its
+ * run; where every record took a push per field, and the batch a second pass to find the runs,
+ * the ledger cost a 304 ~5 % (bench/RESULTS.md, "2026-11-26, late morning"). A record waits up
+ * to a second, and objects kept that long by the thousand were promoted and paid for in
+ * old-generation collections ("The ledger's runs"), so a new run (every answer of a fleet of
+ * seldom-polled stores) is pushes onto these columns, not objects.
  *
  * A consumer has one open run; it ends when the consumer gets an answer of another shape (so a
  * consumer's runs never interleave, and "its last three answers" stay in order), when it is
@@ -84,15 +75,30 @@ const recordOf = (r: QueuedDelivery): QueuedDelivery => ({
  * answers in between do not end it: across a fleet, a batch interleaves thousands of stores.
  */
 export class DeliveryRuns {
-  readonly runs: QueuedRun[] = [];
+  readonly storeId: string[] = [];
+  readonly keyId: string[] = [];
+  readonly atMs: number[] = [];
+  readonly address: string[] = [];
+  readonly format: (string | null)[] = [];
+  readonly profileId: (number | null)[] = [];
+  readonly onlyAvailable: (boolean | null)[] = [];
+  readonly version: (number | null)[] = [];
+  readonly status: number[] = [];
+  readonly bytesSent: number[] = [];
+  readonly finished: boolean[] = [];
+  readonly durationMs: number[] = [];
+  readonly clientClass: string[] = [];
+  readonly clientAddress: string[] = [];
+  readonly repeated: (number[] | null)[] = [];
   /** Records held, in all runs. */
   length = 0;
   /**
-   * The open runs of each store's consumers: a store has a handful of consumers in a batch, so
-   * a scan of its open runs is cheaper than a map per store (a fleet's batch names thousands of
-   * stores) or a key joined from three strings for every answer.
+   * Per store, its newest open run; each open run names the store's next older one in
+   * `nextOpen` (one per consumer seen in the batch). A store has a handful of consumers in a
+   * batch, so a walk along them is cheaper than a map per store, and numbers make no objects.
    */
-  private readonly open = new Map<string, QueuedRun[]>();
+  private readonly newestOpen = new Map<string, number>();
+  private readonly nextOpen: number[] = [];
 
   static of(records: Iterable<DeliveryRecord>): DeliveryRuns {
     const runs = new DeliveryRuns();
@@ -100,20 +106,71 @@ export class DeliveryRuns {
     return runs;
   }
 
+  /** Runs held. */
+  get runs(): number {
+    return this.atMs.length;
+  }
+
   push(r: QueuedDelivery): void {
     this.length++;
-    let ofStore = this.open.get(r.store_id);
-    if (!ofStore) this.open.set(r.store_id, (ofStore = []));
-    let index = 0;
-    while (index < ofStore.length && (ofStore[index].first.client_address !== r.client_address || ofStore[index].first.client_class !== r.client_class)) index++;
-    const run = index < ofStore.length ? ofStore[index] : null;
-    if (run && run.repeated.length < 3 * (RUN_ID_SPACE - 1) && sameShape(run.first, r) && Math.abs(r.at_ms - run.first.at_ms) <= RUN_SPAN_MS / 2) {
-      run.repeated.push(r.at_ms - run.first.at_ms, r.bytes_sent, r.duration_ms);
-      return;
+    let newest = this.newestOpen.get(r.store_id) ?? NONE;
+    let newer = NONE;
+    let run = newest;
+    while (run !== NONE && (this.clientAddress[run] !== r.client_address || this.clientClass[run] !== r.client_class)) {
+      newer = run;
+      run = this.nextOpen[run];
     }
-    const next: QueuedRun = { first: recordOf(r), repeated: [] };
-    ofStore[index] = next;
-    this.runs.push(next);
+    if (run !== NONE) {
+      if (this.joins(run, r)) {
+        (this.repeated[run] ??= []).push(r.at_ms - this.atMs[run], r.bytes_sent, r.duration_ms);
+        return;
+      }
+      // The consumer's run ends: out of the store's open runs.
+      if (newer === NONE) newest = this.nextOpen[run];
+      else this.nextOpen[newer] = this.nextOpen[run];
+    }
+    this.nextOpen.push(newest);
+    this.newestOpen.set(r.store_id, this.start(r));
+  }
+
+  /** Run `index` as objects (tests and tools; the store reads the columns). */
+  runAt(index: number): QueuedRun {
+    return {
+      first: {
+        store_id: this.storeId[index], key_id: this.keyId[index], at_ms: this.atMs[index], address: this.address[index], format: this.format[index],
+        profile_id: this.profileId[index], only_available: this.onlyAvailable[index], version: this.version[index], status: this.status[index],
+        bytes_sent: this.bytesSent[index], finished: this.finished[index], duration_ms: this.durationMs[index], client_class: this.clientClass[index],
+        client_address: this.clientAddress[index],
+      },
+      repeated: this.repeated[index] ?? [],
+    };
+  }
+
+  /** Whether r may join the consumer's open run: everything but when, how much and how long is equal, and it has room. */
+  private joins(run: number, r: QueuedDelivery): boolean {
+    return this.keyId[run] === r.key_id && this.status[run] === r.status && this.finished[run] === r.finished && this.version[run] === r.version
+      && this.format[run] === r.format && this.address[run] === r.address && this.profileId[run] === r.profile_id
+      && this.onlyAvailable[run] === r.only_available && (this.repeated[run]?.length ?? 0) < 3 * (RUN_ID_SPACE - 1)
+      && Math.abs(r.at_ms - this.atMs[run]) <= RUN_SPAN_MS / 2;
+  }
+
+  /** A new run of r; its index. */
+  private start(r: QueuedDelivery): number {
+    this.storeId.push(r.store_id);
+    this.keyId.push(r.key_id);
+    this.address.push(r.address);
+    this.format.push(r.format);
+    this.profileId.push(r.profile_id);
+    this.onlyAvailable.push(r.only_available);
+    this.version.push(r.version);
+    this.status.push(r.status);
+    this.bytesSent.push(r.bytes_sent);
+    this.finished.push(r.finished);
+    this.durationMs.push(r.duration_ms);
+    this.clientClass.push(r.client_class);
+    this.clientAddress.push(r.client_address);
+    this.repeated.push(null);
+    return this.atMs.push(r.at_ms) - 1;
   }
 }
 

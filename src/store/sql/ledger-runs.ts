@@ -1,4 +1,4 @@
-import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRecord, type QueuedRun, type StoredDelivery } from '../delivery-types.js';
+import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRecord, type DeliveryRuns, type StoredDelivery } from '../delivery-types.js';
 
 /*
  * How the delivery ledger stores its records: one row per *run*, the consecutive records of one
@@ -14,14 +14,24 @@ import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRecord, type QueuedRun, type St
 
 export { RUN_ID_SPACE, RUN_SPAN_MS };
 
+/** What a row takes from its run in time order: the oldest record's time, bytes and duration, and the others' triples. */
+export interface OrderedRun {
+  atMs: number;
+  bytesSent: number;
+  durationMs: number;
+  /** [ms after atMs, bytes_sent, duration_ms] of the records after the oldest; empty for one record. */
+  repeated: readonly number[];
+}
+
 /**
- * The run with its records in time order, the oldest first (a row's `at` is its oldest record's:
- * readers rely on it). They nearly always come so, and then the run is returned as it is;
- * otherwise (a long download ended among later quick ones) it is rebuilt, records of one
- * millisecond kept in the order they came.
+ * Run `index` of the batch with its records in time order, the oldest first (a row's `at` is
+ * its oldest record's: readers rely on it). They nearly always come so, and then the run is
+ * read as it is; otherwise (a long download ended among later quick ones) it is rebuilt,
+ * records of one millisecond kept in the order they came.
  */
-export function orderedRun(run: QueuedRun): QueuedRun {
-  const { first, repeated } = run;
+export function orderedRun(batch: DeliveryRuns, index: number): OrderedRun {
+  const repeated = batch.repeated[index] ?? [];
+  const run = { atMs: batch.atMs[index], bytesSent: batch.bytesSent[index], durationMs: batch.durationMs[index], repeated };
   let previous = 0;
   let ordered = true;
   for (let i = 0; i < repeated.length && ordered; i += 3) {
@@ -29,19 +39,15 @@ export function orderedRun(run: QueuedRun): QueuedRun {
     previous = repeated[i];
   }
   if (ordered) return run;
-  const records: [number, number, number][] = [[0, first.bytes_sent, first.duration_ms]];
+  const records: [number, number, number][] = [[0, run.bytesSent, run.durationMs]];
   for (let i = 0; i < repeated.length; i += 3) records.push([repeated[i], repeated[i + 1], repeated[i + 2]]);
   records.sort((a, b) => a[0] - b[0]);
-  const [[offset, bytes, duration]] = records;
-  return {
-    first: { ...first, at_ms: first.at_ms + offset, bytes_sent: bytes, duration_ms: duration },
-    repeated: records.slice(1).flatMap(([at, b, d]) => [at - offset, b, d]),
-  };
+  const [[offset, bytesSent, durationMs]] = records;
+  return { atMs: run.atMs + offset, bytesSent, durationMs, repeated: records.slice(1).flatMap(([at, b, d]) => [at - offset, b, d]) };
 }
 
 /** The time of an ordered run's newest record (its row's `last_at`). */
-export const lastAtOf = (run: QueuedRun): number =>
-  run.repeated.length === 0 ? run.first.at_ms : run.first.at_ms + run.repeated[run.repeated.length - 3];
+export const lastAtOf = (run: OrderedRun): number => (run.repeated.length === 0 ? run.atMs : run.atMs + run.repeated[run.repeated.length - 3]);
 
 /**
  * An ordered run's `repeated` column: the JSON array of [at, bytes_sent, duration_ms] of its
@@ -49,7 +55,7 @@ export const lastAtOf = (run: QueuedRun): number =>
  * since the epoch is no small integer, and JSON.stringify of such numbers cost ~0.4 µs a record,
  * most of a batch's cost on the main thread (bench/RESULTS.md, "2026-11-26, day").
  */
-export const repeatedOf = (run: QueuedRun): string | null => (run.repeated.length === 0 ? null : JSON.stringify(run.repeated));
+export const repeatedOf = (run: OrderedRun): string | null => (run.repeated.length === 0 ? null : JSON.stringify(run.repeated));
 
 /**
  * The time of a repeated record. Rows written before the offsets held times since the epoch;

@@ -1,4 +1,4 @@
-import type { ConsumerRow, DeliveryRecord, DeliveryRuns, LedgerCursor, LedgerRepository, QueuedRun, StoredDelivery } from '../delivery-types.js';
+import type { ConsumerRow, DeliveryRecord, DeliveryRuns, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
 import { bit, type DeliverySql, type Row } from './delivery-sql.js';
 import { inBackgroundTogether, type Query } from './dialect.js';
 import { lastAtOf, newestFirst, orderedRun, recordsOf, repeatedAt, repeatedOf, RUN_SPAN_MS } from './ledger-runs.js';
@@ -28,10 +28,10 @@ export class SqlLedgerRepository implements LedgerRepository {
   async insert(batch: DeliveryRuns): Promise<void> {
     const { runs } = batch;
     const statements: Query[] = [];
-    for (let start = 0; start < runs.length; start += ROWS_PER_INSERT) {
-      const end = Math.min(runs.length, start + ROWS_PER_INSERT);
+    for (let start = 0; start < runs; start += ROWS_PER_INSERT) {
+      const end = Math.min(runs, start + ROWS_PER_INSERT);
       const params: unknown[] = [];
-      for (let r = start; r < end; r++) this.pushRow(params, orderedRun(runs[r]));
+      for (let r = start; r < end; r++) this.pushRow(params, batch, r);
       statements.push({ sql: this.insertSql(end - start), params });
     }
     // One commit for the batch (inBackgroundTogether says why).
@@ -130,12 +130,12 @@ export class SqlLedgerRepository implements LedgerRepository {
     return counts;
   }
 
-  /** The row of one ordered run. */
-  private pushRow(params: unknown[], run: QueuedRun): void {
-    const r = run.first;
+  /** The row of run `i`, straight from the batch's columns (no record object per answer). */
+  private pushRow(params: unknown[], c: DeliveryRuns, i: number): void {
+    const run = orderedRun(c, i);
     params.push(
-      r.store_id, r.key_id, this.d.timeParam(new Date(r.at_ms)), r.address, r.format, r.profile_id, bit(r.only_available), r.version,
-      r.status, r.bytes_sent, bit(r.finished), r.duration_ms, r.client_class, r.client_address,
+      c.storeId[i], c.keyId[i], this.d.timeParam(new Date(run.atMs)), c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i],
+      c.status[i], run.bytesSent, bit(c.finished[i]), run.durationMs, c.clientClass[i], c.clientAddress[i],
       this.d.timeParam(new Date(lastAtOf(run))), run.repeated.length / 3, repeatedOf(run),
     );
   }

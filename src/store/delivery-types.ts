@@ -45,12 +45,6 @@ export const RUN_ID_SPACE = 1024;
  */
 export const RUN_SPAN_MS = 60_000;
 
-/** A run's first record and the [at_ms − first's at_ms, bytes_sent, duration_ms] of each later one (tests, tools). */
-export interface QueuedRun {
-  readonly first: QueuedDelivery;
-  readonly repeated: number[];
-}
-
 /** No run: the end of a store's chain of open runs. */
 const NONE = -1;
 
@@ -131,19 +125,6 @@ export class DeliveryRuns {
     }
     this.nextOpen.push(newest);
     this.newestOpen.set(r.store_id, this.start(r));
-  }
-
-  /** Run `index` as objects (tests and tools; the store reads the columns). */
-  runAt(index: number): QueuedRun {
-    return {
-      first: {
-        store_id: this.storeId[index], key_id: this.keyId[index], at_ms: this.atMs[index], address: this.address[index], format: this.format[index],
-        profile_id: this.profileId[index], only_available: this.onlyAvailable[index], version: this.version[index], status: this.status[index],
-        bytes_sent: this.bytesSent[index], finished: this.finished[index], duration_ms: this.durationMs[index], client_class: this.clientClass[index],
-        client_address: this.clientAddress[index],
-      },
-      repeated: this.repeated[index] ?? [],
-    };
   }
 
   /** Whether r may join the consumer's open run: everything but when, how much and how long is equal, and it has room. */

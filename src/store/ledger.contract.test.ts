@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, DIALECTS, executeRaw, type TestDatabase } from '../../test/support/dialects.js';
-import { RUN_ID_SPACE } from './sql/ledger-runs.js';
+import { RUN_ID_SPACE } from './delivery-types.js';
 import { DeliveryRuns, type DeliveryRecord, type StoredDelivery } from './types.js';
 
 const T0 = Date.parse('2026-11-20T12:00:00.000Z');

@@ -21,8 +21,15 @@ const queued = (records: QueuedDelivery[]): DeliveryRuns => {
   return runs;
 };
 
-/** The batch's runs as objects. */
-const runsOf = (batch: DeliveryRuns) => Array.from({ length: batch.runs }, (_, i) => batch.runAt(i));
+/** The batch's runs as objects: each run's first record, and its later records' triples. */
+const runsOf = (b: DeliveryRuns) => Array.from({ length: b.runs }, (_, i) => ({
+  first: {
+    store_id: b.storeId[i], key_id: b.keyId[i], at_ms: b.atMs[i], address: b.address[i], format: b.format[i], profile_id: b.profileId[i],
+    only_available: b.onlyAvailable[i], version: b.version[i], status: b.status[i], bytes_sent: b.bytesSent[i], finished: b.finished[i],
+    duration_ms: b.durationMs[i], client_class: b.clientClass[i], client_address: b.clientAddress[i],
+  },
+  repeated: b.repeated[i] ?? [],
+}));
 
 test('a consumer\'s repeats join its run as [offset, bytes, duration], other stores\' answers in between', () => {
   const batch = queued([record(T), record(T + 5, { store_id: 'other' }), record(T + 7, { bytes_sent: 200, duration_ms: 4 }), record(T + 9)]);

@@ -12,8 +12,6 @@ import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRecord, type DeliveryRuns, type
  * id × RUN_ID_SPACE + its place in the run.
  */
 
-export { RUN_ID_SPACE, RUN_SPAN_MS };
-
 /** What a row takes from its run in time order: the oldest record's time, bytes and duration, and the others' triples. */
 export interface OrderedRun {
   atMs: number;

@@ -1,7 +1,8 @@
 import type { ConsumerRow, DeliveryRecord, DeliveryRuns, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
 import { bit, type DeliverySql, type Row } from './delivery-sql.js';
 import { inBackgroundTogether, type Query } from './dialect.js';
-import { lastAtOf, newestFirst, orderedRun, recordsOf, repeatedAt, repeatedOf, RUN_SPAN_MS } from './ledger-runs.js';
+import { RUN_SPAN_MS } from '../delivery-types.js';
+import { lastAtOf, newestFirst, orderedRun, recordsOf, repeatedAt, repeatedOf } from './ledger-runs.js';
 
 const COLUMNS = [
   'store_id', 'key_id', 'at', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'bytes_sent', 'finished',

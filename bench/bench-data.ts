@@ -14,14 +14,18 @@ import type { Database } from '../src/store/types.js';
 const NAMES = ['Смартфон «Галактика» 128 ГБ', 'Case, black', 'Cable 2" USB-C', 'Холодильник; 300 л', 'Plain item', ' leading space'];
 const CATEGORIES = Array.from({ length: 40 }, (_, i) => `Раздел ${i % 8} / Подраздел ${i}`);
 
-/** A catalogue-like row as the repricer publishes it: most fields filled some of the time. */
-export function rawItem(i: number): Record<string, unknown> {
+/** `count` category paths of three levels: a large catalogue's tree (bench/figures/first-json-xml.ts --categories). */
+export const categoryPaths = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `Каталог ${i % 12} / Раздел ${i % 97} / Группа ${i}`);
+
+/** A catalogue-like row as the repricer publishes it: most fields filled some of the time; `categories` replaces the 40 default paths. */
+export function rawItem(i: number, categories: readonly string[] = CATEGORIES): Record<string, unknown> {
   const price = 100 + ((i * 7919) % 9_999_900);
   const row: Record<string, unknown> = { offer_id: `SKU-${i}`, name: `${NAMES[i % NAMES.length]} ${i}`, price: (price / 100).toFixed(2) };
   if (i % 3 === 0) row.old_price = ((price + 1000) / 100).toFixed(2);
   if (i % 2 === 0) row.quantity = i % 50;
   if (i % 4 === 0) row.url = `https://demo-shop.example/p/${i}`;
-  if (i % 2 === 1) row.category = CATEGORIES[i % CATEGORIES.length];
+  if (i % 2 === 1) row.category = categories[i % categories.length];
   if (i % 5 === 0) row.vendor = 'Vendor';
   if (i % 7 === 0) row.attributes = { цвет: 'чёрный', size: 'M' };
   return row;
@@ -100,8 +104,8 @@ export function benchItems(count: number): PriceItem[] {
   return Array.from({ length: count }, (_, i) => benchItem(i));
 }
 
-async function* sourceRows(count: number): AsyncGenerator<SourceRow> {
-  for (let i = 0; i < count; i++) yield { position: `item ${i}`, raw: rawItem(i), text: false };
+async function* sourceRows(count: number, categories?: readonly string[]): AsyncGenerator<SourceRow> {
+  for (let i = 0; i < count; i++) yield { position: `item ${i}`, raw: rawItem(i, categories), text: false };
 }
 
 /** Publishes the catalogue again as the store's new latest list (as the CLI would, from another process). */
@@ -109,10 +113,10 @@ export async function republish(db: Database, id: string, count: number): Promis
   await publishPriceList(db, id, sourceRows(count));
 }
 
-/** A store with a key and one published list of `count` items; returns the key. */
-export async function benchStore(db: Database, id: string, count: number): Promise<string> {
+/** A store with a key and one published list of `count` items (their categories `categories`, or the default 40); returns the key. */
+export async function benchStore(db: Database, id: string, count: number, categories?: readonly string[]): Promise<string> {
   await createStore(db, { id, name: `Bench ${id}`, url: `https://${id}.example` });
   const { value } = await issueKey(db, id, 'bench');
-  await publishPriceList(db, id, sourceRows(count));
+  await publishPriceList(db, id, sourceRows(count, categories));
   return value;
 }

@@ -15,8 +15,10 @@
  * Goal ≥ 1.0×.
  *
  * `--formats json,xml,yml,csv` adds the CSV (CONTRACT's legacy columns); `--dialects postgresql` skips SQLite.
+ * `--categories N` spreads the items over N three-level category paths instead of 40 (a large
+ * catalogue's tree: YML's offers look up each item's category id).
  *
- *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--quick] [--database-url postgres://…]
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--quick] [--database-url postgres://…]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +27,7 @@ import { loadavg, tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../../src/store/factory.js';
-import { benchStore } from '../bench-data.js';
+import { benchStore, categoryPaths } from '../bench-data.js';
 import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
 import { rssMiB, sampleRss, startServer } from '../server-process.js';
@@ -38,12 +40,14 @@ const { values: args } = parseArgs({
     formats: { type: 'string', default: 'json,xml,yml' },
     dialects: { type: 'string', default: 'sqlite,postgresql' },
     quick: { type: 'boolean', default: false },
+    categories: { type: 'string' },
     'database-url': { type: 'string' },
   },
 });
 const ROUNDS = Math.max(5, Number(args.rounds));
 const ITEMS = Number(args.items ?? (args.quick ? 20_000 : 100_000));
 const FORMATS = args.formats.split(',');
+const CATEGORIES = args.categories === undefined ? undefined : categoryPaths(Number(args.categories));
 const DIALECTS = args.dialects.split(',');
 /** Where `npm test` looks for PostgreSQL (scripts/run-tests.mjs). */
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -135,7 +139,7 @@ async function measure(dialect: Dialect): Promise<void> {
   const db = await openDatabase(dialect.databaseUrl);
   await db.migrate();
   const started = performance.now();
-  const key = await benchStore(db, 'bench-json', ITEMS);
+  const key = await benchStore(db, 'bench-json', ITEMS, CATEGORIES);
   const list = await db.priceLists.latest('bench-json');
   await db.close();
   if (!list) throw new Error('nothing published');
@@ -168,7 +172,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
   load.push(loadavg()[0]);
   const ratios = roundRatios({ ...rounds, higherIsBetter: true });
   emitResult({
-    figure: `first (uncached) ${format.toUpperCase()} of ${fmt(ITEMS)} items over HTTP, ${dialect.name}, items/s`,
+    figure: `first (uncached) ${format.toUpperCase()} of ${fmt(ITEMS)} items${CATEGORIES ? ` in ${fmt(CATEGORIES.length)} categories` : ''} over HTTP, ${dialect.name}, items/s`,
     unit: 'items/s',
     higherIsBetter: true,
     ours: rounds.ours,

@@ -16,6 +16,8 @@ export interface CompiledRecord {
   params: Record<string, string>;
   /** Whether the expression reads the row's `extra` JSON text besides the stored fields (YML offers). */
   readsExtra?: boolean;
+  /** Tables the expression reads, each `name(columns) AS (select)`: the WITH clause of the statement it goes in. */
+  tables?: readonly string[];
 }
 
 /**

@@ -82,13 +82,13 @@ export class SqliteItems implements DialectItems {
   }
 
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
-    const { expression, params, readsExtra } = compileAny(spec);
+    const { expression, params, readsExtra, tables } = compileAny(spec);
     // Each page is one blob of records made by SQLite, so no row becomes a JavaScript object
     // (bench/RESULTS.md, "First (uncached) CSV"). The subquery hands its rows over in seq order
     // and group_concat joins them in arrival order (`group_concat(… ORDER BY seq)` would sort
     // again, ~35 % slower); delimited-records.contract.test.ts checks the order across pages.
     const query: PageQuery = {
-      sql: `SELECT CAST(group_concat(${expression}, '') AS BLOB)
+      sql: `${tables ? `WITH ${tables.join(', ')} ` : ''}SELECT CAST(group_concat(${expression}, '') AS BLOB)
               FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free${readsExtra ? ', extra' : ''} FROM price_items
                      WHERE price_list_id = @list AND seq >= @from AND seq < @to ${options.onlyAvailable ? 'AND available = 1' : ''}
                      ORDER BY seq)`,

@@ -88,6 +88,12 @@ describe('CSV records (csv-records.ts) against csv-parse', () => {
     assert.deepEqual(expected[1].fields, ['x "quoted", y', 'line\nbreak']);
   });
 
+  test('one BOM is skipped, as csv-parse skips one: a second is text', () => {
+    const text = '\uFEFF\uFEFFa,b\n1,2\n';
+    for (const sizes of [[1], [2], [4], [text.length]]) assert.deepEqual(splitterRecords(Buffer.from(text), sizes), csvParseRecords(text));
+    assert.equal(csvParseRecords(text)[0].fields[0], '\uFEFFa');
+  });
+
   test('broken files are refused by both, and this reader names the line', () => {
     const cases: [string, RegExp][] = [
       ['a,b\n1,"open\n2,3\n', /^line 2: the quoted field opened here is not closed by the end of the file/],

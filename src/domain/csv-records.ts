@@ -8,13 +8,14 @@
  * quote, a quote still open at the end, and a record whose field count differs from the
  * header's each refuse the file with the line, as csv-parse did.
  *
- * Hand-written because no library was both strict and fast (bench/csv-parsers.ts, 200k
- * catalogue rows of ~840 bytes with JSON in cells and Cyrillic, 5 rounds, median rows/s ÷
- * csv-parse's): csv-parse, which this replaces, ~90 µs a row, more than everything else a
- * publication does to a row; csv-parser 1.5× and @fast-csv/parse 1.1× it; papaparse 2.7×, but
- * its stream mode gave different fields than its own string mode on the same file; uDSV 4.2×,
- * but it merges a short row into the next and drops an unclosed quote without a word. This
- * reader: see the bench.
+ * Hand-written because no library was both strict and fast (bench/csv-parsers.ts, 200k rows,
+ * 5 rounds, medians through the same UTF-8 check; bench/RESULTS.md, "2026-11-26, afternoon"):
+ * on catalogue rows (~840 bytes, JSON in cells, Cyrillic) csv-parse, which this replaces, took
+ * ~81 µs a row, more than NDJSON's whole read (25 µs); csv-parser 1.6× csv-parse's speed,
+ * papaparse 2.6×, uDSV 3.4×, this reader 4.6× (1.4× NDJSON). uDSV (6.4× on lean rows, this
+ * reader 3.7×) merges a short row into the next and reads an unclosed quote as a field without
+ * a word; papaparse and csv-parser give a row no line (with quoted line breaks a row's index
+ * is not its line), and papaparse holds a quoted field left open however long it grows.
  *
  * The scanner works on each chunk decoded to a string (TextDecoder keeps a character cut
  * between chunks whole) and slices fields out of it; a field cut between chunks is carried as
@@ -234,7 +235,7 @@ export class CsvRecordSplitter {
   }
 
   private endField(value: string): void {
-    this.fields.push(value);
+    this.fields.push(ownCopy(value));
     this.carried = '';
   }
 
@@ -255,4 +256,15 @@ export class CsvRecordSplitter {
     this.recordStart = end;
     this.recordBytesBefore = 0;
   }
+}
+
+/**
+ * A field as a string of its own. A slice of 13 characters or more is, in V8, a view into its
+ * chunk's text, and keeps all of it (~100 KiB, two bytes a character once it holds Cyrillic)
+ * alive while any item holds the field: a publication's peak RSS grew by 227 MiB (206–233)
+ * where csv-parse's fields gave 188 (bench/RESULTS.md, "2026-11-26, afternoon"). Prefixing makes
+ * a cons string, which `slice` flattens into a new string first: one copy of the field.
+ */
+function ownCopy(value: string): string {
+  return value.length < 13 ? value : ` ${value}`.slice(1);
 }

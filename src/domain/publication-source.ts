@@ -141,7 +141,7 @@ export class InvalidJson {
 /** CSV is read a slice at a time, so a whole file handed over as one chunk is never scanned, or held, whole. */
 const CSV_SLICE_BYTES = 1024 * 1024;
 
-/** Read by csv-records.ts, not csv-parse, which cost ~90 µs a catalogue row (bench/csv-parsers.ts). */
+/** Read by csv-records.ts, not csv-parse, which cost 80–100 µs a catalogue row (bench/csv-parsers.ts). */
 async function* readCsv(input: Readable, maxLineBytes: number): AsyncIterable<SourceRow> {
   const splitter = new CsvRecordSplitter(maxLineBytes);
   let names: string[] | null = null;

@@ -128,9 +128,9 @@ export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
       case 'category': {
         // The bound {path: id} object as a table the statement builds once, which SQLite searches
         // by an automatic index: the item's path (null reads as '') found in a few steps whatever
-        // the number of categories. A JSON path into the object per offer walked its keys: 100k
-        // offers 800–900 ms with 3,000 categories, 110–210 ms with 20 (bench/RESULTS.md, "First
-        // YML: the category look-up").
+        // the number of categories. A JSON path into the object per offer walked its keys: the
+        // SQL of 100k offers took 5.8× as long with 3,021 categories, about the same with 21
+        // (bench/RESULTS.md, "YML: the category look-up on SQLite").
         const table = `yml_categories${tables.length}`;
         tables.push(`${table}(path, id) AS MATERIALIZED (SELECT key, value FROM json_each(${bind(JSON.stringify(part.ids))}))`);
         return element(part.element, `coalesce((SELECT id FROM ${table} WHERE path = coalesce(${read(part.field)}, '')), ${bind(String(part.otherwise))})`);

@@ -100,11 +100,9 @@ export class CsvRecordSplitter {
     switch (this.state) {
       case QUOTED:
         throw new CsvSyntaxError(`line ${this.quoteLine}: the quoted field opened here is not closed by the end of the file (is the file cut short?)`);
-      case UNQUOTED: {
-        const value = this.carried;
-        this.endField(value.charCodeAt(value.length - 1) === CR ? value.slice(0, -1) : value);
+      case UNQUOTED:
+        this.endField(withoutCr(this.carried));
         break;
-      }
       case AFTER_QUOTE:
       case AFTER_QUOTE_CR:
         this.endField(this.carried);
@@ -147,13 +145,12 @@ export class CsvRecordSplitter {
             continue;
           }
           if (c === QUOTE) throw quoteInsideField(this.lfs + 1);
-          let value = this.carried === '' ? text.slice(from, i) : this.carried + text.slice(from, i);
+          const value = this.carried === '' ? text.slice(from, i) : this.carried + text.slice(from, i);
           i++;
           if (c === COMMA) {
             this.endField(value);
           } else {
-            if (value.charCodeAt(value.length - 1) === CR) value = value.slice(0, -1);
-            this.endField(value);
+            this.endField(withoutCr(value));
             this.endRecord(records, text, i, true);
           }
           this.state = FIELD_START;
@@ -257,6 +254,9 @@ export class CsvRecordSplitter {
     this.recordBytesBefore = 0;
   }
 }
+
+/** The last field of a line without the CR of a CRLF line end. */
+const withoutCr = (value: string): string => (value.charCodeAt(value.length - 1) === CR ? value.slice(0, -1) : value);
 
 /**
  * A field as a string of its own. A slice of 13 characters or more is, in V8, a view into its

@@ -65,7 +65,17 @@ async function* refusingOnFailure(rows: AsyncIterable<SourceRow>): AsyncIterable
 const tooLong = (line: number, maxLineBytes: number) =>
   new AppError('invalid_publication', `line ${line}: longer than ${maxLineBytes} bytes (MAX_LINE_BYTES); nothing was published`);
 
-const JSON_SLICE_BYTES = 1024 * 1024;
+const SLICE_BYTES = 1024 * 1024;
+
+/**
+ * The input's chunks a slice at a time, so one large chunk (a whole file handed over at once) is
+ * never scanned, nor made into a list of all its items, at once.
+ */
+async function* slicesOf(input: Readable): AsyncIterable<Buffer> {
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    for (let at = 0; at < chunk.length; at += SLICE_BYTES) yield chunk.subarray(at, at + SLICE_BYTES);
+  }
+}
 
 /**
  * A JSON array of items, or an object whose "items" key holds one (every other top-level key is
@@ -74,12 +84,8 @@ const JSON_SLICE_BYTES = 1024 * 1024;
  */
 async function* readJson(input: Readable, maxItemBytes: number): AsyncIterable<SourceRow> {
   const splitter = new JsonItemSplitter(maxItemBytes);
-  for await (const chunk of input as AsyncIterable<Buffer>) {
-    // A chunk is read a slice at a time, so one large chunk (a whole file handed over at once)
-    // never becomes a list of all its items at once.
-    for (let at = 0; at < chunk.length; at += JSON_SLICE_BYTES) {
-      for (const { index, value } of splitter.push(chunk.subarray(at, at + JSON_SLICE_BYTES))) yield { position: `items[${index}]`, raw: value, text: false };
-    }
+  for await (const slice of slicesOf(input)) {
+    for (const { index, value } of splitter.push(slice)) yield { position: `items[${index}]`, raw: value, text: false };
   }
   splitter.end();
 }
@@ -138,9 +144,6 @@ export class InvalidJson {
   constructor(readonly message: string) {}
 }
 
-/** CSV is read a slice at a time, so a whole file handed over as one chunk is never scanned, or held, whole. */
-const CSV_SLICE_BYTES = 1024 * 1024;
-
 /** Read by csv-records.ts, not csv-parse, which cost 80–100 µs a catalogue row (bench/csv-parsers.ts). */
 async function* readCsv(input: Readable, maxLineBytes: number): AsyncIterable<SourceRow> {
   const splitter = new CsvRecordSplitter(maxLineBytes);
@@ -158,9 +161,7 @@ async function* readCsv(input: Readable, maxLineBytes: number): AsyncIterable<So
     }
   }
   try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      for (let at = 0; at < chunk.length; at += CSV_SLICE_BYTES) yield* rowsOf(splitter.push(chunk.subarray(at, at + CSV_SLICE_BYTES)));
-    }
+    for await (const slice of slicesOf(input)) yield* rowsOf(splitter.push(slice));
     yield* rowsOf(splitter.end());
   } catch (error) {
     if (error instanceof CsvRecordTooLong) throw tooLong(error.line, maxLineBytes);

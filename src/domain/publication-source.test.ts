@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { splitLines } from './publication-source.js';
+import { textLines } from './publication-source.js';
 
 async function collect(chunks: Buffer[], maxLineBytes = Number.MAX_SAFE_INTEGER): Promise<string[]> {
   const lines: string[] = [];
-  for await (const line of splitLines((async function* () { yield* chunks; })(), maxLineBytes)) lines.push(line.toString('utf8'));
+  for await (const line of textLines((async function* () { yield* chunks; })(), maxLineBytes)) lines.push(line);
   return lines;
 }
 
@@ -32,25 +32,34 @@ describe('NDJSON line splitting (#20 finding 8)', () => {
     assert.deepEqual(await collect(chunked(Buffer.from(`${'x'.repeat(20)}\nok`), 3), 20), ['x'.repeat(20), 'ok']);
   });
 
-  test('one long line is copied once, not once per chunk (linear, not quadratic)', async () => {
+  test('one long line is measured once, not once per chunk (linear, not quadratic)', async () => {
     // Counted, not timed: re-splitting the growing rest copied a 16 MB line once per chunk
-    // (~8 GB of copies for 1,024 chunks) and made a 64 MB line take 20 s.
+    // (~8 GB of copies for 1,024 chunks) and made a 64 MB line take 20 s. Each piece of the
+    // line is measured in bytes once, as it arrives, and joined once, at its LF.
     const size = 16 * 1024 * 1024;
-    const chunks = chunked(Buffer.alloc(size, 'x'), 16 * 1024);
-    const concat = Buffer.concat;
-    let copied = 0;
-    Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
-      const joined = concat(list, length);
-      copied += joined.length;
-      return joined;
-    }) as typeof Buffer.concat;
+    const chunks = chunked(Buffer.alloc(size, 'я'), 16 * 1024);
+    const byteLength = Buffer.byteLength;
+    let measured = 0;
+    Buffer.byteLength = ((text: string) => {
+      measured += text.length;
+      return byteLength(text);
+    }) as typeof Buffer.byteLength;
     try {
       const lines = await collect(chunks);
       assert.equal(lines.length, 1);
-      assert.equal(lines[0].length, size);
+      assert.equal(lines[0], 'я'.repeat(size / 2));
     } finally {
-      Buffer.concat = concat;
+      Buffer.byteLength = byteLength;
     }
-    assert.ok(copied <= size, `${copied} bytes copied to split one line of ${size} bytes`);
+    assert.ok(measured <= size / 2, `${measured} characters measured to split one line of ${size / 2}`);
+  });
+
+  test('the byte limit counts UTF-8 bytes, wherever the chunks cut a character', async () => {
+    // 10 two-byte letters are 20 bytes: at the limit, read; one byte more, refused.
+    for (const size of [1, 3, 7, 64]) {
+      assert.deepEqual(await collect(chunked(Buffer.from(`${'я'.repeat(10)}\n${'я'.repeat(10)}`), size), 20), ['я'.repeat(10), 'я'.repeat(10)]);
+      await assert.rejects(collect(chunked(Buffer.from(`ok\n${'я'.repeat(10)}x\n`), size), 20), /line 2: longer than 20 bytes/);
+      await assert.rejects(collect(chunked(Buffer.from(`ok\n${'я'.repeat(10)}x`), size), 20), /line 2: longer than 20 bytes/);
+    }
   });
 });

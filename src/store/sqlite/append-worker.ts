@@ -1,8 +1,10 @@
 /*
  * The append thread of a SQLite store (AppendThread): its own read-write connection, inserting
- * the rows of publications' batches and answering with the seq and offer_id of each row the
+ * the items of publications' batches and answering with the seq and offer_id of each item the
  * unique offer_id index turned away (so the main thread keeps nothing of a batch while it is
- * inserted).
+ * inserted). It builds each item's row (the `extra` JSON, the `quote_free` bits) itself: that
+ * was a fifth of the main thread's work on an item, and the main thread is the one that limits a
+ * publication (bench/RESULTS.md, "2026-11-26, evening").
  *
  * One transaction spans several batches. A publication sends small batches (memory:
  * PUBLISH_BATCH_SIZE in domain/publishing.ts), but each commit writes every index page it
@@ -15,16 +17,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { ThreadReply } from './store-threads.js';
-import type { DuplicateOffer } from '../types.js';
-import { INSERT_ITEM_SQL } from './item-insert.js';
+import type { DuplicateOffer, SequencedItem } from '../types.js';
+import { INSERT_ITEM_SQL, insertItems } from './item-insert.js';
 
 /** Rows after which the open transaction commits. */
 const ROWS_PER_COMMIT = 20_000;
 /** The longest the write lock is held for appends: other writers (the ledger, commits) wait meanwhile. */
 const MAX_OPEN_MS = 250;
 
-/** Rows of one draft (row[0]); `settle` carries the count the main thread sent. */
-export type AppendTask = { id: number; rows: unknown[][] } | { id: number; settle: number; sent: number };
+/** Items of one draft; `settle` carries the count the main thread sent. */
+export type AppendTask = { id: number; draft: number; items: SequencedItem[] } | { id: number; settle: number; sent: number };
 
 const db = new Database((workerData as { path: string }).path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
@@ -69,19 +71,18 @@ function fail(failed: NonNullable<typeof open>, error: unknown): void {
   for (const draft of failed.drafts) lost.set(draft, `rows of publication draft ${draft} were lost: ${(error as Error).message}`);
 }
 
-function append(rows: readonly unknown[][]): DuplicateOffer[] {
-  const draft = rows[0][0] as number;
-  received.set(draft, (received.get(draft) ?? 0) + rows.length);
+function append(draft: number, items: readonly SequencedItem[]): DuplicateOffer[] {
+  received.set(draft, (received.get(draft) ?? 0) + items.length);
   const transaction = open ?? begin();
   transaction.drafts.add(draft);
-  const refused: DuplicateOffer[] = [];
+  let refused: DuplicateOffer[];
   try {
-    for (const row of rows) if (insert.run(row).changes === 0) refused.push({ seq: row[1] as number, offer_id: row[2] as string });
+    refused = insertItems(insert, draft, items);
   } catch (error) {
     fail(transaction, error);
     throw error;
   }
-  transaction.rows += rows.length;
+  transaction.rows += items.length;
   if (transaction.rows >= ROWS_PER_COMMIT) commit();
   const why = lost.get(draft);
   if (why) throw new Error(why);
@@ -103,7 +104,7 @@ function settle(draft: number, sent: number): null {
 parentPort!.on('message', (task: AppendTask) => {
   let reply: ThreadReply;
   try {
-    reply = { id: task.id, value: 'settle' in task ? settle(task.settle, task.sent) : append(task.rows) };
+    reply = { id: task.id, value: 'settle' in task ? settle(task.settle, task.sent) : append(task.draft, task.items) };
   } catch (error) {
     reply = { id: task.id, error: (error as Error).message };
   }

@@ -1,4 +1,6 @@
+import type Database from 'better-sqlite3';
 import type { PriceItem } from '../../model/price-item.js';
+import type { DuplicateOffer, SequencedItem } from '../types.js';
 import { extraJson, ITEM_COLUMNS } from '../item-row.js';
 import { quoteFreeMask } from './delimited-sql.js';
 import { xmlPlainMask } from './xml-sql.js';
@@ -16,4 +18,11 @@ export function itemInsertValues(priceListId: number, seq: number, item: PriceIt
     priceListId, seq, item.offer_id, item.name, item.price, item.old_price, item.currency,
     item.available ? 1 : 0, item.quantity, item.url, extraJson(item), quoteFreeMask(item) | xmlPlainMask(item) | ymlPlainMask(item),
   ];
+}
+
+/** Inserts a draft's items with INSERT_ITEM_SQL; answers each one the unique offer_id index turned away. */
+export function insertItems(insert: Database.Statement, draftId: number, items: readonly SequencedItem[]): DuplicateOffer[] {
+  const refused: DuplicateOffer[] = [];
+  for (const { seq, item } of items) if (insert.run(itemInsertValues(draftId, seq, item)).changes === 0) refused.push({ seq, offer_id: item.offer_id });
+  return refused;
 }

@@ -9,7 +9,7 @@ import { compileRecord, type CompiledRecord } from './delimited-sql.js';
 import { compileJsonRecord } from './json-sql.js';
 import { compileXmlRecord } from './xml-sql.js';
 import { compileYmlRecord } from './yml-sql.js';
-import { INSERT_ITEM_SQL, itemInsertValues } from './item-insert.js';
+import { INSERT_ITEM_SQL, insertItems } from './item-insert.js';
 import { listPages, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
 import type { AppendThread } from './store-threads.js';
 
@@ -32,18 +32,14 @@ export class SqliteItems implements DialectItems {
 
   async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
     if (items.length === 0) return [];
-    const rows = items.map(({ seq, item }) => itemInsertValues(draftId, seq, item));
-    // Neither the items nor the rows are kept past this point: the thread answers the offer ids it refused.
+    // The items are not kept past this point: the thread answers the offer ids it refused. It
+    // builds the rows itself, off the main thread that reads and validates the next batch.
     if (this.c.appendThread) {
-      this.sent.set(draftId, (this.sent.get(draftId) ?? 0) + rows.length);
-      return this.c.appendThread.append(rows);
+      this.sent.set(draftId, (this.sent.get(draftId) ?? 0) + items.length);
+      return this.c.appendThread.append(draftId, items);
     }
-    const refused: DuplicateOffer[] = [];
     const insert = this.c.prepare(INSERT_ITEM_SQL);
-    this.c.db.transaction(() => {
-      for (const row of rows) if (insert.run(row).changes === 0) refused.push({ seq: row[1] as number, offer_id: row[2] as string });
-    })();
-    return refused;
+    return this.c.db.transaction(() => insertItems(insert, draftId, items))();
   }
 
   async settle(draftId: number): Promise<void> {

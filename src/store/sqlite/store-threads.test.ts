@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Database from 'better-sqlite3';
+import type { PriceItem } from '../../model/price-item.js';
+import type { SequencedItem } from '../types.js';
 import { AppendThread, PageWorkers } from './store-threads.js';
 
 let dir: string;
@@ -97,70 +99,77 @@ async function withAppendThread(name: string, use: (db: Database.Database, threa
   }
 }
 
-/** `count` rows of one draft, seqs from `from`, offer ids `<draft>-<seq>`. */
-const rowsOf = (draft: number, from: number, count: number): unknown[][] =>
-  Array.from({ length: count }, (_, i) => [draft, from + i, `${draft}-${from + i}`, 'Item', 100, null, 'RUB', 1, null, null, null, 0]);
+/** An item with this offer id and name, nothing else set. */
+const item = (offerId: string, name = 'Item'): PriceItem => ({
+  offer_id: offerId, name, price: 100, old_price: null, purchase_price: null, currency: 'RUB', available: true, quantity: null, url: null,
+  picture: null, vendor: null, vendor_code: null, barcode: null, description: null, category: null, competitors: null, attributes: null,
+});
+
+/** `count` items of one draft, seqs from `from`, offer ids `<draft>-<seq>`. */
+const itemsOf = (draft: number, from: number, count: number): SequencedItem[] =>
+  Array.from({ length: count }, (_, i) => ({ seq: from + i, item: item(`${draft}-${from + i}`) }));
 
 describe('the append thread', () => {
   it("commits interleaved drafts' batches, each draft's all there once it settles", () => withAppendThread('interleaved.db', async (db, thread) => {
     for (let batch = 0; batch < 5; batch++) {
-      assert.deepEqual(await thread.append(rowsOf(1, batch * 300, 300)), []);
-      assert.deepEqual(await thread.append(rowsOf(2, batch * 200, 200)), []);
+      assert.deepEqual(await thread.append(1, itemsOf(1, batch * 300, 300)), []);
+      assert.deepEqual(await thread.append(2, itemsOf(2, batch * 200, 200)), []);
     }
     await thread.settle(1, 1500);
     const count = db.prepare('SELECT count(*) FROM price_items WHERE price_list_id = ?').pluck();
     assert.equal(count.get(1), 1500);
     // Draft 2's rows were committed with draft 1's: its settle finds them all too.
-    assert.deepEqual(await thread.append(rowsOf(2, 1000, 10)), []);
+    assert.deepEqual(await thread.append(2, itemsOf(2, 1000, 10)), []);
     await thread.settle(2, 1010);
     assert.equal(count.get(2), 1010);
   }));
 
   it('a settle that finds fewer rows than were sent fails (a thread restarted in between)', () => withAppendThread('restarted.db', async (_db, thread) => {
-    await thread.append(rowsOf(3, 0, 10));
+    await thread.append(3, itemsOf(3, 0, 10));
     await assert.rejects(thread.settle(3, 25), /holds 10 of the 25 rows sent for publication draft 3/);
   }));
 
   it('a batch that fails takes the open transaction with it, and every draft in it is told at its settle', () => withAppendThread('failed.db', async (db, thread) => {
-    assert.deepEqual(await thread.append(rowsOf(4, 0, 100)), []);
-    // A row with a value missing: the statement fails after draft 5's first row went in.
-    await assert.rejects(thread.append([...rowsOf(5, 0, 1), [5, 1, '5-1']]), /parameter/i);
+    assert.deepEqual(await thread.append(4, itemsOf(4, 0, 100)), []);
+    // An item whose price SQLite cannot bind: the statement fails after draft 5's first item went in.
+    const unbindable = { ...item('5-1'), price: {} as unknown as number };
+    await assert.rejects(thread.append(5, [...itemsOf(5, 0, 1), { seq: 1, item: unbindable }]), /can only bind/);
     await assert.rejects(thread.settle(4, 100), /rows of publication draft 4 were lost/);
     assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 0, 'nothing of the failed transaction is stored');
     // The thread goes on: a new draft's rows are stored.
-    await thread.append(rowsOf(6, 0, 5));
+    await thread.append(6, itemsOf(6, 0, 5));
     await thread.settle(6, 5);
     assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 5);
   }));
 
   it('a draft that stops sending does not keep the write lock: its open transaction commits on its own', () => withAppendThread('stalled.db', async (db, thread) => {
     db.pragma('busy_timeout = 20000');
-    await thread.append(rowsOf(7, 0, 10));
+    await thread.append(7, itemsOf(7, 0, 10));
     // No settle: this writer gets the lock once the thread's transaction commits by itself.
     db.exec('BEGIN IMMEDIATE');
     assert.equal(db.prepare('SELECT count(*) FROM price_items').pluck().get(), 10);
     db.exec('COMMIT');
   }));
 
-  it('keeps no reference to a batch once sent: the rows are freed while the thread inserts them', async () => {
+  it('keeps no reference to a batch once sent: the items are freed while the thread inserts them', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const setup = itemsDatabase('append.db');
     const thread = new AppendThread(setup.name);
     try {
       // Started (and its connection opened) before the lock is taken.
-      assert.deepEqual(await thread.append([[1, 0, 'A', 'A', 1, null, 'RUB', 1, null, null, null, 0]]), []);
+      assert.deepEqual(await thread.append(1, [{ seq: 0, item: item('A') }]), []);
       // The thread waits for this write lock (busy_timeout), so its answer cannot come before the check.
       setup.exec('BEGIN IMMEDIATE');
       const send = () => {
-        const rows = [[1, 1, 'B', 'B', 1, null, 'RUB', 1, null, null, null, 0], [1, 2, 'A', 'A again', 1, null, 'RUB', 1, null, null, null, 0]];
-        return { sent: new WeakRef(rows), answer: thread.append(rows) };
+        const items = [{ seq: 1, item: item('B') }, { seq: 2, item: item('A', 'A again') }];
+        return { sent: new WeakRef(items), answer: thread.append(1, items) };
       };
       const { sent, answer } = send();
       // A WeakRef's target is kept until the current job ends.
       await new Promise((resolve) => setImmediate(resolve));
       gc();
-      assert.equal(sent.deref(), undefined, 'the rows sent to the thread are still referenced on the main thread');
+      assert.equal(sent.deref(), undefined, 'the items sent to the thread are still referenced on the main thread');
       setup.exec('COMMIT');
       assert.deepEqual(await answer, [{ seq: 2, offer_id: 'A' }]);
       await thread.settle(1, 3);

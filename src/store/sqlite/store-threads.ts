@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { DuplicateOffer } from '../types.js';
+import type { DuplicateOffer, SequencedItem } from '../types.js';
 
 /*
  * Worker threads of a SQLite store, each with its own connection to the database file, so
@@ -171,9 +171,9 @@ export class AppendThread extends StoreThreads {
     super(path, 'append-worker', 1);
   }
 
-  /** Inserts one draft's rows (itemInsertValues); answers each duplicate (row[1] seq, row[2] offer_id). Committed later: see settle. */
-  append(rows: readonly unknown[][]): Promise<DuplicateOffer[]> {
-    return this.post({ rows }) as Promise<DuplicateOffer[]>;
+  /** Inserts one draft's items; answers each duplicate (its seq and offer_id). Committed later: see settle. */
+  append(draft: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
+    return this.post({ draft, items }) as Promise<DuplicateOffer[]>;
   }
 
   /** Commits the draft's rows (`sent` of them were appended); fails if any was lost on the way. */

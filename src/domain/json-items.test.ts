@@ -193,6 +193,14 @@ describe('the JSON reader against stream-json (issue #18)', () => {
     }
   });
 
+  test('a refusal names its byte, counted in UTF-8 past two-byte letters and a BOM, in any chunking', async () => {
+    for (const size of [1, 2, 5, 1024]) {
+      assert.deepEqual(split(Buffer.from('["яя" x]'), size), { refused: 'the file is not valid JSON: expected "," or "]" after items[0] (byte 9)', kind: 'not JSON' });
+      assert.deepEqual(split(Buffer.from('\ufeff{"я":1 "items":[]}'), size), { refused: 'the file is not valid JSON: expected "," or "}" in the top-level object (byte 12)', kind: 'not JSON' });
+      assert.deepEqual(split(Buffer.from('[{"name":"я"}'), size), { refused: 'the file is not valid JSON: the file ends before the array is closed (byte 15)', kind: 'not JSON' });
+    }
+  });
+
   test('a top-level value that is not an array or an object, and an empty file, are refused as such', async () => {
     for (const text of ['"items"', '42', 'null', 'true', '-1', 'x[1]', '\ufeff"a"']) assert.deepEqual(await assertSame(text), { refused: 'a JSON publication must be an array of items or an object {"items": [...]}', kind: 'not an array' });
     for (const text of ['', ' \n\t ', '\ufeff', '\ufeff  ']) assert.equal((await assertSame(text, 1) as { kind: string }).kind, 'empty');
@@ -255,6 +263,14 @@ describe('the JSON reader against stream-json (issue #18)', () => {
       assert.deepEqual(await ours(Buffer.from(`[${item}, ${longer}]`), size, limit), { refused: `items[1]: longer than ${limit} bytes (MAX_LINE_BYTES); nothing was published`, kind: `other: items[1]: longer than ${limit} bytes (MAX_LINE_BYTES); nothing was published` });
       const ignored = await ours(Buffer.from(`{"meta":${longer},"items":[${item}]}`), size, limit);
       assert.match('refused' in ignored ? ignored.refused : '', /^the top-level key "meta": longer than \d+ bytes/);
+    }
+    // The limit is in UTF-8 bytes, wherever a chunk cuts a two-byte letter.
+    const cyrillic = JSON.stringify({ offer_id: 'A', name: 'я'.repeat(50), price: 1 });
+    const cyrillicLimit = Buffer.byteLength(cyrillic);
+    const oneByteMore = JSON.stringify({ offer_id: 'A', name: `${'я'.repeat(50)}x`, price: 1 });
+    for (const size of [1, 3, 7, 4096]) {
+      assert.deepEqual(await ours(Buffer.from(`[${cyrillic}]`), size, cyrillicLimit), { rows: [['items[0]', JSON.parse(cyrillic)]] });
+      assert.deepEqual(await ours(Buffer.from(`[${cyrillic},${oneByteMore}]`), size, cyrillicLimit), { refused: `items[1]: longer than ${cyrillicLimit} bytes (MAX_LINE_BYTES); nothing was published`, kind: `other: items[1]: longer than ${cyrillicLimit} bytes (MAX_LINE_BYTES); nothing was published` });
     }
     // Refused as soon as the limit is passed, not when the item ends: a single endless item is never held.
     let fed = 0;

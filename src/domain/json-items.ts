@@ -2,8 +2,10 @@ import { AppError } from '../errors/app-error.js';
 
 /*
  * The items of a JSON publication (`[item, …]` or `{"items": [item, …], …}`), read from its
- * bytes as they arrive: a scanner finds where each item ends (tracking strings, escapes and
- * depth; strings are skipped with indexOf), and each item's bytes go whole to `JSON.parse`,
+ * bytes as they arrive: each chunk is decoded once (a `toString` per item took twice as long,
+ * as for NDJSON lines: bench/RESULTS.md, "2026-11-26, evening"), a scanner finds where each item
+ * ends in the text (tracking strings, escapes and depth; strings are skipped with indexOf), and
+ * each item's text goes whole to `JSON.parse`,
  * which does the validating. Between items the scanner checks the structure itself (commas,
  * the closing bracket, nothing after it), and the other top-level keys' values are parsed too
  * and dropped, so a file stream-json refused is still refused.
@@ -43,6 +45,7 @@ const ITEM_VALUE = 1;
 const KEY_VALUE = 2;
 const IGNORED_VALUE = 3;
 
+// Every character the scanner looks for is ASCII: the same code in UTF-8 and in UTF-16.
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -50,17 +53,17 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
-const COLON_BYTE = 0x3a;
-const BOM = [0xef, 0xbb, 0xbf];
+const COLON_CODE = 0x3a;
+const BOM = 0xfeff;
 
 /** How many backslashes run back from just before `end`, not looking before `from`. */
-function backslashesBefore(chunk: Buffer, end: number, from: number): number {
+function backslashesBefore(text: string, end: number, from: number): number {
   let at = end;
-  while (at > from && chunk[at - 1] === BACKSLASH) at--;
+  while (at > from && text.charCodeAt(at - 1) === BACKSLASH) at--;
   return end - at;
 }
 
-const isWhitespace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+const isWhitespace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /** Feed it the publication's chunks in order (`push`), then `end`; it throws the file's refusal. */
 export class JsonItemSplitter {
@@ -69,19 +72,20 @@ export class JsonItemSplitter {
   private topLevelArray = false;
   private itemsSeen = false;
   private index = 0;
-  /** Bytes read before the current chunk: for the positions in error messages. */
+  // The bytes were checked as UTF-8 before (text-decoding.ts), so nothing here is replaced.
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  /** The current chunk's text, and the bytes of the text before it: for the positions in error messages. */
+  private text = '';
   private offset = 0;
-  /** Bytes of a leading byte-order mark seen so far. */
-  private bomBytes = 0;
 
   // The value being read, possibly across chunks.
   private value = NO_VALUE;
   private depth = 0;
   private inString = false;
   private escaped = false;
-  /** A number, true, false or null: it ends at the first byte that cannot be part of it. */
+  /** A number, true, false or null: it ends at the first character that cannot be part of it. */
   private scalar = false;
-  private pieces: Buffer[] = [];
+  private pieces: string[] = [];
   private pendingBytes = 0;
   private key = '';
 
@@ -90,92 +94,91 @@ export class JsonItemSplitter {
   /** The items that end in `chunk`, in order. Throws the file's refusal at the first fault. */
   push(chunk: Buffer): JsonItem[] {
     const items: JsonItem[] = [];
-    let i = 0;
-    const length = chunk.length;
-    // A byte-order mark at the very start is dropped, even when it comes a byte at a time.
-    while (this.bomBytes < 3 && this.offset + i === this.bomBytes && i < length && chunk[i] === BOM[this.bomBytes]) {
-      this.bomBytes++;
-      i++;
-    }
+    // The decoder keeps a character cut at the chunk's end for the next one.
+    const text = (this.text = this.decoder.decode(chunk, { stream: true }));
+    const length = text.length;
+    // A byte-order mark at the very start is dropped (the decoder has joined its bytes).
+    let i = this.offset === 0 && text.charCodeAt(0) === BOM ? 1 : 0;
     while (i < length) {
       if (this.value !== NO_VALUE) {
-        const end = this.scanValue(chunk, i);
+        const end = this.scanValue(text, i);
         if (end === -1) {
-          this.hold(chunk, i, length);
+          this.hold(text, i, length);
           break;
         }
-        this.finishValue(chunk, i, end, items);
+        this.finishValue(text, i, end, items);
         i = end;
         continue;
       }
-      const byte = chunk[i];
-      if (isWhitespace(byte)) {
+      const code = text.charCodeAt(i);
+      if (isWhitespace(code)) {
         i++;
         continue;
       }
-      this.step(byte, this.offset + i);
+      this.step(code, i);
       if (this.value === NO_VALUE) i++;
     }
-    this.offset += length;
+    this.offset += Buffer.byteLength(text);
+    this.text = '';
     return items;
   }
 
   /** Called once the input has ended: a file cut short is refused. */
   end(): void {
-    if (this.value !== NO_VALUE) throw this.invalid(`the file ends inside ${this.where()}`, this.offset);
+    if (this.value !== NO_VALUE) throw this.invalid(`the file ends inside ${this.where()}`, 0);
     if (this.expect === START) throw new AppError('invalid_publication', 'the file is empty');
-    if (this.expect !== DONE) throw this.invalid(`the file ends before the ${this.topLevelArray ? 'array' : 'object'} is closed`, this.offset);
+    if (this.expect !== DONE) throw this.invalid(`the file ends before the ${this.topLevelArray ? 'array' : 'object'} is closed`, 0);
   }
 
-  /** One structural byte outside any value. */
-  private step(byte: number, at: number): void {
+  /** One structural character outside any value, at `at` in the current chunk's text. */
+  private step(code: number, at: number): void {
     switch (this.expect) {
       case START:
-        if (byte === OPEN_BRACKET) {
+        if (code === OPEN_BRACKET) {
           this.topLevelArray = true;
           this.itemsSeen = true;
           this.expect = ITEM_OR_END;
-        } else if (byte === OPEN_BRACE) {
+        } else if (code === OPEN_BRACE) {
           this.expect = KEY_OR_END;
         } else {
           throw new AppError('invalid_publication', 'a JSON publication must be an array of items or an object {"items": [...]}');
         }
         return;
       case ITEM_OR_END:
-        if (byte === CLOSE_BRACKET) return this.closeItems();
-        return this.beginValue(ITEM_VALUE, byte, at);
+        if (code === CLOSE_BRACKET) return this.closeItems();
+        return this.beginValue(ITEM_VALUE, code, at);
       case ITEM:
-        return this.beginValue(ITEM_VALUE, byte, at);
+        return this.beginValue(ITEM_VALUE, code, at);
       case COMMA_OR_END:
-        if (byte === COMMA) this.expect = ITEM;
-        else if (byte === CLOSE_BRACKET) this.closeItems();
+        if (code === COMMA) this.expect = ITEM;
+        else if (code === CLOSE_BRACKET) this.closeItems();
         else throw this.invalid(`expected "," or "]" after items[${this.index - 1}]`, at);
         return;
       case KEY_OR_END:
       case KEY:
-        if (byte === CLOSE_BRACE && this.expect === KEY_OR_END) this.expect = DONE;
-        else if (byte === QUOTE) this.beginValue(KEY_VALUE, byte, at);
+        if (code === CLOSE_BRACE && this.expect === KEY_OR_END) this.expect = DONE;
+        else if (code === QUOTE) this.beginValue(KEY_VALUE, code, at);
         else throw this.invalid('expected a key in the top-level object', at);
         return;
       case COLON:
-        if (byte !== COLON_BYTE) throw this.invalid(`expected ":" after the key ${JSON.stringify(this.key)}`, at);
+        if (code !== COLON_CODE) throw this.invalid(`expected ":" after the key ${JSON.stringify(this.key)}`, at);
         this.expect = OBJECT_VALUE;
         return;
       case OBJECT_VALUE:
-        if (this.key !== 'items') return this.beginValue(IGNORED_VALUE, byte, at);
+        if (this.key !== 'items') return this.beginValue(IGNORED_VALUE, code, at);
         // A second "items" key is refused: a parser would publish both arrays, or keep only the last.
         if (this.itemsSeen) throw new AppError('invalid_publication', 'the key "items" appears twice in the top-level object');
-        if (byte !== OPEN_BRACKET) throw this.invalid('"items" must be an array of items', at);
+        if (code !== OPEN_BRACKET) throw this.invalid('"items" must be an array of items', at);
         this.itemsSeen = true;
         this.expect = ITEM_OR_END;
         return;
       case OBJECT_COMMA_OR_END:
-        if (byte === COMMA) this.expect = KEY;
-        else if (byte === CLOSE_BRACE) this.expect = DONE;
+        if (code === COMMA) this.expect = KEY;
+        else if (code === CLOSE_BRACE) this.expect = DONE;
         else throw this.invalid('expected "," or "}" in the top-level object', at);
         return;
       default:
-        throw this.invalid(`unexpected ${JSON.stringify(String.fromCharCode(byte))} after the end of the JSON value`, at);
+        throw this.invalid(`unexpected ${JSON.stringify(String.fromCharCode(code))} after the end of the JSON value`, at);
     }
   }
 
@@ -183,24 +186,24 @@ export class JsonItemSplitter {
     this.expect = this.topLevelArray ? DONE : OBJECT_COMMA_OR_END;
   }
 
-  private beginValue(kind: number, byte: number, at: number): void {
-    if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE || byte === COMMA || byte === COLON_BYTE) {
-      throw this.invalid(kind === ITEM_VALUE ? `expected items[${this.index}], found "${String.fromCharCode(byte)}"` : `expected a value, found "${String.fromCharCode(byte)}"`, at);
+  private beginValue(kind: number, code: number, at: number): void {
+    if (code === CLOSE_BRACKET || code === CLOSE_BRACE || code === COMMA || code === COLON_CODE) {
+      throw this.invalid(kind === ITEM_VALUE ? `expected items[${this.index}], found "${String.fromCharCode(code)}"` : `expected a value, found "${String.fromCharCode(code)}"`, at);
     }
     this.value = kind;
     this.depth = 0;
     this.inString = false;
     this.escaped = false;
-    this.scalar = byte !== QUOTE && byte !== OPEN_BRACE && byte !== OPEN_BRACKET;
+    this.scalar = code !== QUOTE && code !== OPEN_BRACE && code !== OPEN_BRACKET;
   }
 
   /**
-   * Reads the current value from `start`: the index just past its last byte, or -1 when it
-   * runs past the chunk. A scalar ends before the byte that ends it, which is then read as
+   * Reads the current value from `start`: the index just past its last character, or -1 when it
+   * runs past the chunk. A scalar ends before the character that ends it, which is then read as
    * structure.
    */
-  private scanValue(chunk: Buffer, start: number): number {
-    const length = chunk.length;
+  private scanValue(text: string, start: number): number {
+    const length = text.length;
     let depth = this.depth;
     let inString = this.inString;
     let escaped = this.escaped;
@@ -209,8 +212,8 @@ export class JsonItemSplitter {
     let floor = start;
     if (this.scalar) {
       for (; i < length; i++) {
-        const byte = chunk[i];
-        if (byte === COMMA || byte === CLOSE_BRACKET || byte === CLOSE_BRACE || isWhitespace(byte)) return i;
+        const code = text.charCodeAt(i);
+        if (code === COMMA || code === CLOSE_BRACKET || code === CLOSE_BRACE || isWhitespace(code)) return i;
       }
       return -1;
     }
@@ -223,23 +226,23 @@ export class JsonItemSplitter {
           continue;
         }
         // Strings are most of an item's bytes: jump to the next quote natively, then see
-        // whether an odd run of backslashes escapes it (a byte loop here took a third of the time).
-        const quote = chunk.indexOf(QUOTE, i);
+        // whether an odd run of backslashes escapes it (a loop over each character took a third of the time).
+        const quote = text.indexOf('"', i);
         if (quote === -1) {
-          escaped = backslashesBefore(chunk, length, i) % 2 === 1;
+          escaped = backslashesBefore(text, length, i) % 2 === 1;
           i = length;
           break;
         }
         i = quote + 1;
-        if (backslashesBefore(chunk, quote, floor) % 2 === 1) continue;
+        if (backslashesBefore(text, quote, floor) % 2 === 1) continue;
         inString = false;
         if (depth === 0) return i;
         continue;
       }
-      const byte = chunk[i++];
-      if (byte === QUOTE) inString = true;
-      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
-      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      const code = text.charCodeAt(i++);
+      if (code === QUOTE) inString = true;
+      else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+      else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
         if (--depth === 0) return i;
       }
     }
@@ -250,15 +253,18 @@ export class JsonItemSplitter {
   }
 
   /** Keeps the start of a value that runs past this chunk, refusing it once it is over the limit. */
-  private hold(chunk: Buffer, start: number, end: number): void {
-    this.pendingBytes += end - start;
+  private hold(text: string, start: number, end: number): void {
+    const piece = text.slice(start, end);
+    this.pendingBytes += Buffer.byteLength(piece);
     if (this.pendingBytes > this.maxItemBytes) throw this.tooLong();
-    this.pieces.push(chunk.subarray(start, end));
+    this.pieces.push(piece);
   }
 
-  private finishValue(chunk: Buffer, start: number, end: number, items: JsonItem[]): void {
-    if (this.pendingBytes + end - start > this.maxItemBytes) throw this.tooLong();
-    const text = this.pieces.length === 0 ? chunk.toString('utf8', start, end) : Buffer.concat([...this.pieces, chunk.subarray(start, end)]).toString('utf8');
+  private finishValue(chunk: string, start: number, end: number, items: JsonItem[]): void {
+    const last = chunk.slice(start, end);
+    // A UTF-16 unit is at most 3 bytes of UTF-8: only a value that might be over the limit is counted.
+    if (this.pendingBytes + last.length * 3 > this.maxItemBytes && this.pendingBytes + Buffer.byteLength(last) > this.maxItemBytes) throw this.tooLong();
+    const text = this.pieces.length === 0 ? last : this.pieces.join('') + last;
     this.pieces = [];
     this.pendingBytes = 0;
     const kind = this.value;
@@ -291,7 +297,9 @@ export class JsonItemSplitter {
     return new AppError('invalid_publication', `${this.where()}: longer than ${this.maxItemBytes} bytes (MAX_LINE_BYTES); nothing was published`);
   }
 
-  private invalid(reason: string, byteOffset: number): AppError {
+  /** A refusal at `at` in the current chunk's text (after a chunk: at the end of the file), named by its byte. */
+  private invalid(reason: string, at: number): AppError {
+    const byteOffset = this.offset + Buffer.byteLength(this.text.slice(0, at));
     return new AppError('invalid_publication', `the file is not valid JSON: ${reason} (byte ${byteOffset + 1})`);
   }
 }

@@ -16,7 +16,9 @@ export const INSERT_ITEM_SQL = `INSERT OR IGNORE INTO price_items (price_list_id
 export function itemInsertValues(priceListId: number, seq: number, item: PriceItem): unknown[] {
   return [
     priceListId, seq, item.offer_id, item.name, item.price, item.old_price, item.currency,
-    item.available ? 1 : 0, item.quantity, item.url, extraJson(item), quoteFreeMask(item) | xmlPlainMask(item) | ymlPlainMask(item),
+    item.available ? 1 : 0, item.quantity, item.url, extraJson(item),
+    // ymlPlainMask's bits above 32 are added: `|` would cut them off.
+    (quoteFreeMask(item) | xmlPlainMask(item)) + ymlPlainMask(item),
   ];
 }
 

@@ -20,6 +20,11 @@ import { escapedXmlSql, TEXT_FIELDS, xmlPlainBit, xmlWorkGlob } from './xml-sql.
  * then tests a bit instead of a GLOB over a class of ~30 characters for each of these texts
  * (100k bench offers in one statement: 307 ms, 718 ms with the GLOBs). Rows stored before hold
  * no such bit and take the GLOB.
+ *
+ * Bits 27–32 say which of the `extra` keys an offer reads the item does not have (its `extra`
+ * has no such key), so the export skips the json_extract: on the bench's catalogue, where most
+ * items have few of these fields, the extracts were ~30 % of the offers' SQL (bench/RESULTS.md,
+ * "2026-11-26, evening"). A row stored before has none of these bits set and is read.
  */
 const EXTRA_TEXT_FIELDS = ['picture', 'vendor', 'vendor_code', 'barcode', 'description'] as const;
 const FIRST_YML_BIT = 20;
@@ -28,13 +33,23 @@ const extraPlainBit = (field: ItemField): number | undefined => {
   return at < 0 ? undefined : 1 << (FIRST_YML_BIT + at);
 };
 const ATTRIBUTES_PLAIN_BIT = 1 << (FIRST_YML_BIT + EXTRA_TEXT_FIELDS.length);
+const READ_EXTRA_FIELDS = [...EXTRA_TEXT_FIELDS, 'category'] as const;
+const FIRST_ABSENT_BIT = FIRST_YML_BIT + EXTRA_TEXT_FIELDS.length + 2;
+/** The bit that says the item has no `field`: above bit 30, so a power of two, not a shift (JavaScript shifts are 32-bit). */
+const extraAbsentBit = (field: ItemField): number | undefined => {
+  const at = (READ_EXTRA_FIELDS as readonly string[]).indexOf(field);
+  return at < 0 ? undefined : 2 ** (FIRST_ABSENT_BIT + at);
+};
 const OFFER_ID_PLAIN_BIT = ATTRIBUTES_PLAIN_BIT * 2;
 
 const needsWork = (references: readonly (readonly [string, string])[]) => new RegExp(`[${references.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]`);
 const TEXT_WORK = needsWork(XML_REFERENCES);
 const ATTRIBUTE_WORK = needsWork(XML_ATTRIBUTE_REFERENCES);
 
-/** The YML bits of an item's `quote_free` column. */
+/**
+ * The YML bits of an item's `quote_free` column. The absent bits are above 32 bits: they are
+ * added, never `|`-ed (which would cut the number to 32 bits), here and by the caller.
+ */
 export function ymlPlainMask(item: PriceItem): number {
   let mask = 0;
   for (const field of EXTRA_TEXT_FIELDS) {
@@ -43,7 +58,9 @@ export function ymlPlainMask(item: PriceItem): number {
   }
   if (item.attributes === null || Object.entries(item.attributes).every(([key, value]) => !ATTRIBUTE_WORK.test(key) && !TEXT_WORK.test(value))) mask |= ATTRIBUTES_PLAIN_BIT;
   if (!ATTRIBUTE_WORK.test(item.offer_id)) mask |= OFFER_ID_PLAIN_BIT;
-  return mask;
+  let absent = 0;
+  for (const field of READ_EXTRA_FIELDS) if (item[field] === null) absent += extraAbsentBit(field)!;
+  return mask + absent;
 }
 
 /**
@@ -73,7 +90,9 @@ export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
     if (isStoredField(field)) return field;
     if (!isExtraField(field)) throw new Error(`${field} is neither a column nor in extra (check canBuildRecords first)`);
     readsExtra = true;
-    return `json_extract(extra, '$.${field}')`;
+    const absent = extraAbsentBit(field);
+    const extract = `json_extract(extra, '$.${field}')`;
+    return absent === undefined ? extract : `CASE WHEN quote_free & ${absent} THEN NULL ELSE ${extract} END`;
   };
   // The GLOB patterns are bound only when used: better-sqlite3 refuses a parameter the statement lacks.
   const text = (value: string, plainBit?: number): string => {

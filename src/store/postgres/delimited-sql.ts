@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { DelimitedRecordSpec, RecordField } from '../../model/delimited-record.js';
 import { sqlConcat } from '../sql-concat.js';
+import { pgMoneyText } from './money-sql.js';
 
 /*
  * A DelimitedRecordSpec compiled to one PostgreSQL expression per record (the SQLite twin is
@@ -25,7 +26,8 @@ export function compilePgRecord(spec: DelimitedRecordSpec): string {
                        OR left(${c}, 1) = ' ' OR right(${c}, 1) = ' '
                   THEN '"' || replace(${c}, '"', '""') || '"' ELSE ${c} END`;
       case 'money':
-        // Minor units are never negative (CONTRACT §2).
+        // Minor units are never negative (CONTRACT §2). Another separator than `.` is joined in.
+        if (spec.decimalSeparator === '.') return pgMoneyText(c);
         return `(${c} / 100)::text || ${decimal} || lpad((${c} % 100)::text, 2, '0')`;
       case 'integer':
         return `${c}::text`;

@@ -2,6 +2,7 @@ import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
 import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
 import { literal } from './delimited-sql.js';
+import { pgMoneyText } from './money-sql.js';
 
 /*
  * An XmlRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
@@ -35,8 +36,7 @@ export function compilePgXmlRecord(spec: XmlRecordSpec): string {
       case 'text':
         return escaped(c);
       case 'money':
-        // Minor units are never negative (CONTRACT §2).
-        return `concat(${c} / 100, '.', lpad((${c} % 100)::text, 2, '0'))`;
+        return pgMoneyText(c);
       case 'integer':
         return `${c}::text`;
       case 'boolean':

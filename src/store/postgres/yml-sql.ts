@@ -4,6 +4,7 @@ import { sqlConcat } from '../sql-concat.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES } from '../xml-text.js';
 import { literal } from './delimited-sql.js';
+import { pgMoneyText } from './money-sql.js';
 import { pgXmlEscaper } from './xml-sql.js';
 
 /*
@@ -18,8 +19,6 @@ import { pgXmlEscaper } from './xml-sql.js';
 const EXTRA_RECORD = `json_to_record(coalesce(extra, '{}')::json)
   AS e(purchase_price bigint, picture text, vendor text, vendor_code text, barcode text, description text, category text, attributes json)`;
 
-/** Minor units (never negative, CONTRACT §2) as units, `.` and two digits; NULL stays NULL. */
-const money = (c: string): string => `((${c}) / 100)::text || '.' || lpad(((${c}) % 100)::text, 2, '0')`;
 
 export function compilePgYmlRecord(spec: YmlRecordSpec): string {
   const text = pgXmlEscaper();
@@ -53,7 +52,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): string {
       }
       case 'money': {
         const c = read(p.field);
-        const shown = element(p.element, money(c));
+        const shown = element(p.element, pgMoneyText(c));
         return p.above === undefined ? shown : `CASE WHEN ${c} > ${read(p.above)} THEN ${shown} END`;
       }
       case 'integer':
@@ -76,7 +75,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): string {
           return paramElement(p.name, `nullif(${text(v)}, '')`);
         }
         const c = read(p.field);
-        if (p.value === 'money') return paramElement(p.name, money(c));
+        if (p.value === 'money') return paramElement(p.name, pgMoneyText(c));
         return paramElement(p.name, `nullif(${text(c)}, '')`);
       }
     }

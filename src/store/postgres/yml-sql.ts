@@ -19,7 +19,6 @@ import { pgXmlEscaper } from './xml-sql.js';
 const EXTRA_RECORD = `json_to_record(coalesce(extra, '{}')::json)
   AS e(purchase_price bigint, picture text, vendor text, vendor_code text, barcode text, description text, category text, attributes json)`;
 
-
 export function compilePgYmlRecord(spec: YmlRecordSpec): string {
   const text = pgXmlEscaper();
   const attribute = pgXmlEscaper(XML_ATTRIBUTE_REFERENCES);

@@ -1,3 +1,5 @@
+import { overUtf8Limit } from './text-decoding.js';
+
 /*
  * The records of a CSV publication (RFC 4180: `,` between fields, `"` around a field that holds
  * one, doubled inside it), read from UTF-8 bytes as they arrive. A record ends at LF, and a CR
@@ -238,12 +240,8 @@ export class CsvRecordSplitter {
 
   /** Ends the record at `end` in `text` (just after its LF, when `byLf`). */
   private endRecord(records: CsvRecord[], text: string, end: number, byLf: boolean): void {
-    // Its bytes, LF excluded: a UTF-16 unit is at most 3 bytes, so most records need no count.
-    const units = end - this.recordStart - (byLf ? 1 : 0);
-    if (this.recordBytesBefore + 3 * units > this.maxRecordBytes) {
-      const bytes = this.recordBytesBefore + Buffer.byteLength(text.slice(this.recordStart, this.recordStart + units));
-      if (bytes > this.maxRecordBytes) throw new CsvRecordTooLong(this.lfs + 1);
-    }
+    // Its bytes, LF excluded.
+    if (overUtf8Limit(this.recordBytesBefore, text.slice(this.recordStart, byLf ? end - 1 : end), this.maxRecordBytes)) throw new CsvRecordTooLong(this.lfs + 1);
     if (byLf) this.lfs++;
     const fields = this.fields;
     // A line with nothing on it is no record (a line holding "" is one).

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js';
+import { overUtf8Limit } from './text-decoding.js';
 
 /*
  * The items of a JSON publication (`[item, …]` or `{"items": [item, …], …}`), read from its
@@ -262,8 +263,7 @@ export class JsonItemSplitter {
 
   private finishValue(chunk: string, start: number, end: number, items: JsonItem[]): void {
     const last = chunk.slice(start, end);
-    // A UTF-16 unit is at most 3 bytes of UTF-8: only a value that might be over the limit is counted.
-    if (this.pendingBytes + last.length * 3 > this.maxItemBytes && this.pendingBytes + Buffer.byteLength(last) > this.maxItemBytes) throw this.tooLong();
+    if (overUtf8Limit(this.pendingBytes, last, this.maxItemBytes)) throw this.tooLong();
     const text = this.pieces.length === 0 ? last : this.pieces.join('') + last;
     this.pieces = [];
     this.pendingBytes = 0;

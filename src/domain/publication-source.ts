@@ -3,7 +3,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { CsvRecordSplitter, CsvRecordTooLong, CsvSyntaxError, type CsvRecord } from './csv-records.js';
 import { JsonItemSplitter } from './json-items.js';
-import { decodedAsUtf8, type SourceEncoding } from './text-decoding.js';
+import { decodedAsUtf8, overUtf8Limit, type SourceEncoding } from './text-decoding.js';
 
 /**
  * Connects the stages so that an error or an early close anywhere (an upload cut off half-way)
@@ -119,9 +119,6 @@ async function* readNdjson(input: Readable, maxLineBytes: number): AsyncIterable
 export async function* textLines(input: AsyncIterable<Buffer>, maxLineBytes: number): AsyncIterable<string> {
   // The bytes were checked as UTF-8 before (text-decoding.ts), so nothing here is replaced.
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  // A UTF-16 unit is at most 3 bytes of UTF-8: only a line that might be over the limit is counted.
-  const within = (bytesBefore: number, text: string) =>
-    bytesBefore + text.length * 3 <= maxLineBytes || bytesBefore + Buffer.byteLength(text) <= maxLineBytes;
   let pieces: string[] = [];
   let pendingBytes = 0;
   let line = 1;
@@ -130,7 +127,7 @@ export async function* textLines(input: AsyncIterable<Buffer>, maxLineBytes: num
     let start = 0;
     for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
       const last = text.slice(start, end);
-      if (!within(pendingBytes, last)) throw tooLong(line, maxLineBytes);
+      if (overUtf8Limit(pendingBytes, last, maxLineBytes)) throw tooLong(line, maxLineBytes);
       yield pieces.length === 0 ? last : pieces.join('') + last;
       pieces = [];
       pendingBytes = 0;

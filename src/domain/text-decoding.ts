@@ -16,6 +16,15 @@ export function sourceEncodingOf(name: string): SourceEncoding | null {
 }
 
 /**
+ * Whether `bytesBefore` bytes and then `text` in UTF-8 are more than `limit` (MAX_LINE_BYTES).
+ * A UTF-16 unit is at most 3 bytes of UTF-8, so a text too short to pass is not counted: the
+ * readers check every record, and most are far below the limit.
+ */
+export function overUtf8Limit(bytesBefore: number, text: string, limit: number): boolean {
+  return bytesBefore + text.length * 3 > limit && bytesBefore + Buffer.byteLength(text) > limit;
+}
+
+/**
  * A publication's bytes as UTF-8. UTF-8 input is checked, not converted: valid chunks pass
  * through untouched (a native check per chunk), and the first invalid byte stops the
  * publication with its position; a file in another encoding would otherwise be published as

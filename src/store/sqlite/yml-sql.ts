@@ -33,14 +33,15 @@ const extraPlainBit = (field: ItemField): number | undefined => {
   return at < 0 ? undefined : 1 << (FIRST_YML_BIT + at);
 };
 const ATTRIBUTES_PLAIN_BIT = 1 << (FIRST_YML_BIT + EXTRA_TEXT_FIELDS.length);
+const OFFER_ID_PLAIN_BIT = ATTRIBUTES_PLAIN_BIT * 2;
 const READ_EXTRA_FIELDS = [...EXTRA_TEXT_FIELDS, 'category'] as const;
-const FIRST_ABSENT_BIT = FIRST_YML_BIT + EXTRA_TEXT_FIELDS.length + 2;
+/** The first bit after OFFER_ID_PLAIN_BIT's. */
+const FIRST_ABSENT_BIT = Math.log2(OFFER_ID_PLAIN_BIT) + 1;
 /** The bit that says the item has no `field`: above bit 30, so a power of two, not a shift (JavaScript shifts are 32-bit). */
 const extraAbsentBit = (field: ItemField): number | undefined => {
   const at = (READ_EXTRA_FIELDS as readonly string[]).indexOf(field);
   return at < 0 ? undefined : 2 ** (FIRST_ABSENT_BIT + at);
 };
-const OFFER_ID_PLAIN_BIT = ATTRIBUTES_PLAIN_BIT * 2;
 
 const needsWork = (references: readonly (readonly [string, string])[]) => new RegExp(`[${references.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]`);
 const TEXT_WORK = needsWork(XML_REFERENCES);

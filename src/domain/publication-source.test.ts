@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { textLines } from './publication-source.js';
+import { Readable } from 'node:stream';
+import { readSource, textLines } from './publication-source.js';
 
 async function collect(chunks: Buffer[], maxLineBytes = Number.MAX_SAFE_INTEGER): Promise<string[]> {
   const lines: string[] = [];
@@ -61,5 +62,25 @@ describe('NDJSON line splitting (#20 finding 8)', () => {
       await assert.rejects(collect(chunked(Buffer.from(`ok\n${'я'.repeat(10)}x\n`), size), 20), /line 2: longer than 20 bytes/);
       await assert.rejects(collect(chunked(Buffer.from(`ok\n${'я'.repeat(10)}x`), size), 20), /line 2: longer than 20 bytes/);
     }
+  });
+
+  test('a file handed over as one chunk is decoded a slice at a time, not into one string', async () => {
+    const line = JSON.stringify({ offer_id: 'A', name: 'я'.repeat(40), price: 1 });
+    const count = 40_000; // ~4 MB
+    const whole = Buffer.from(`${Array.from({ length: count }, () => line).join('\n')}\n`);
+    const decode = TextDecoder.prototype.decode;
+    let largest = 0;
+    TextDecoder.prototype.decode = function (input?: AllowSharedBufferSource, options?: TextDecodeOptions) {
+      largest = Math.max(largest, input?.byteLength ?? 0);
+      return decode.call(this, input, options);
+    };
+    let rows = 0;
+    try {
+      for await (const _row of readSource(Readable.from([whole]), 'ndjson')) rows++;
+    } finally {
+      TextDecoder.prototype.decode = decode;
+    }
+    assert.equal(rows, count);
+    assert.ok(largest <= 1024 * 1024, `a ${largest}-byte piece of a ${whole.length}-byte chunk decoded at once`);
   });
 });

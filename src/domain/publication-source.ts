@@ -69,7 +69,7 @@ const SLICE_BYTES = 1024 * 1024;
 
 /**
  * The input's chunks a slice at a time, so one large chunk (a whole file handed over at once) is
- * never scanned, nor made into a list of all its items, at once.
+ * never decoded into one string, scanned, nor made into a list of all its items, at once.
  */
 async function* slicesOf(input: Readable): AsyncIterable<Buffer> {
   for await (const chunk of input as AsyncIterable<Buffer>) {
@@ -92,7 +92,7 @@ async function* readJson(input: Readable, maxItemBytes: number): AsyncIterable<S
 
 async function* readNdjson(input: Readable, maxLineBytes: number): AsyncIterable<SourceRow> {
   let line = 0;
-  for await (const text of textLines(input, maxLineBytes)) {
+  for await (const text of textLines(slicesOf(input), maxLineBytes)) {
     line++;
     const start = line === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
     const end = text.charCodeAt(text.length - 1) === 13 ? text.length - 1 : text.length;

@@ -3,11 +3,10 @@ import { overUtf8Limit } from './text-decoding.js';
 
 /*
  * The items of a JSON publication (`[item, …]` or `{"items": [item, …], …}`), read from its
- * bytes as they arrive: each chunk is decoded once (a `toString` per item took twice as long,
- * as for NDJSON lines: bench/RESULTS.md, "2026-11-26, evening"), a scanner finds where each item
- * ends in the text (tracking strings, escapes and depth; strings are skipped with indexOf), and
- * each item's text goes whole to `JSON.parse`,
- * which does the validating. Between items the scanner checks the structure itself (commas,
+ * bytes as they arrive: each chunk is decoded once (a `toString` per item cost more, as for
+ * NDJSON lines: bench/RESULTS.md, "2026-11-26, evening"), a scanner finds where each item ends
+ * in the text (tracking strings, escapes and depth; strings are skipped with indexOf), and
+ * each item's text goes whole to `JSON.parse`, which does the validating. Between items the scanner checks the structure itself (commas,
  * the closing bracket, nothing after it), and the other top-level keys' values are parsed too
  * and dropped, so a file stream-json refused is still refused.
  *

@@ -110,7 +110,7 @@ async function* readNdjson(input: Readable, maxLineBytes: number): AsyncIterable
 
 /**
  * Lines of a UTF-8 byte stream as text (LF; the reader drops a CR before it). Each chunk is
- * decoded once, not each line: a `toString` per line took twice as long (bench/RESULTS.md,
+ * decoded once, not each line: a `toString` per line took 1.6× as long (bench/RESULTS.md,
  * "2026-11-26, evening"). A line's pieces are joined once, when its LF arrives (re-splitting a
  * growing rest made a 64 MB line take 20 s), and a line over `maxLineBytes` is refused before
  * it is held. Not readline: its iterator neither passes on the input's errors nor notices an

@@ -3,8 +3,8 @@
  * the items of publications' batches and answering with the seq and offer_id of each item the
  * unique offer_id index turned away (so the main thread keeps nothing of a batch while it is
  * inserted). It builds each item's row (the `extra` JSON, the `quote_free` bits) itself: that
- * was a fifth of the main thread's work on an item, and the main thread is the one that limits a
- * publication (bench/RESULTS.md, "2026-11-26, evening").
+ * was about a quarter of the main thread's work on an item, and the main thread is the one
+ * that limits a publication (bench/RESULTS.md, "2026-11-26, evening").
  *
  * One transaction spans several batches. A publication sends small batches (memory:
  * PUBLISH_BATCH_SIZE in domain/publishing.ts), but each commit writes every index page it

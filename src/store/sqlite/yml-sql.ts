@@ -23,8 +23,9 @@ import { escapedXmlSql, TEXT_FIELDS, xmlPlainBit, xmlWorkGlob } from './xml-sql.
  *
  * Bits 27–32 say which of the `extra` keys an offer reads the item does not have (its `extra`
  * has no such key), so the export skips the json_extract: on the bench's catalogue, where most
- * items have few of these fields, the extracts were ~30 % of the offers' SQL (bench/RESULTS.md,
- * "2026-11-26, evening"). A row stored before has none of these bits set and is read.
+ * items have few of these fields, the extracts were about a quarter of the offers' SQL
+ * (bench/RESULTS.md, "2026-11-26, evening"). A row stored before has none of these bits set and
+ * is read.
  */
 const EXTRA_TEXT_FIELDS = ['picture', 'vendor', 'vendor_code', 'barcode', 'description'] as const;
 const FIRST_YML_BIT = 20;

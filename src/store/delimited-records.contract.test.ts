@@ -6,9 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Sqlite from 'better-sqlite3';
 import fc from 'fast-check';
-import { builtRecords } from '../../test/support/built-records.js';
+import { builtRecords, storedQuoteFree } from '../../test/support/built-records.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
 import type { RecordReader } from '../model/record-spec.js';
@@ -25,22 +24,15 @@ for (const dialect of DIALECTS) {
   /** Publishes the items as a new store's latest list; returns the list id. */
   const { publish } = builtRecords(() => db);
 
-  /** SQLite: rows published before the quote_free column existed hold NULL there and take the full test. */
-  function forgetQuoteFree(listId: number): void {
-    const raw = new Sqlite(testDb.url.slice('sqlite:'.length));
-    try {
-      raw.prepare('UPDATE price_items SET quote_free = NULL WHERE price_list_id = ?').run(listId);
-    } finally {
-      raw.close();
-    }
-  }
+  /** Rows published before the quote_free column existed hold NULL there and take the full test. */
+  const forgetQuoteFree = storedQuoteFree(() => testDb, 'NULL');
 
   const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
 
   /** The writer's output through the store's records and through its JavaScript layout. */
   async function bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ReturnType<typeof buildMeta>, onlyAvailable = false, publishedBeforeQuoteFree = false) {
     const listId = await publish(items);
-    if (publishedBeforeQuoteFree && dialect === 'sqlite') forgetQuoteFree(listId);
+    if (publishedBeforeQuoteFree) await forgetQuoteFree(listId);
     let used = false;
     const records: RecordReader = (spec) => {
       const built = db.priceLists.renderRecords(listId, spec, { onlyAvailable });

@@ -23,7 +23,7 @@ for (const dialect of DIALECTS) {
   const bothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable = false, afterPublish?: (listId: number) => void) =>
     viaWriter(xmlWriter, items, meta, onlyAvailable, afterPublish);
 
-  /** SQLite: rows as an older store left them, `quote_free` NULL or with its CSV bits alone; they take the scan. */
+  /** Rows as an older store left them, `quote_free` NULL or with its CSV bits alone; they take the scan. */
   const storedBefore = (to: 'null' | 'csv bits only') => storedQuoteFree(() => testDb, to === 'null' ? 'NULL' : 'quote_free & 65535');
 
   describe(`XML items built by the database (${dialect})`, () => {
@@ -44,7 +44,7 @@ for (const dialect of DIALECTS) {
       // Texts heavy with what XML escaping is about: the references, CR, tab and LF kept, every
       // character XML 1.0 cannot carry that a store can hold (not NUL: PostgreSQL refuses it;
       // no lone surrogate: no UTF-8 form, and the domain refuses it, model/text.ts), and
-      // Cyrillic, emoji, quotes. On SQLite, rows as stored now and as an older store left them.
+      // Cyrillic, emoji, quotes. Rows as stored now and as an older store left them.
       const controls = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1));
       const char = fc.constantFrom('&', '<', '>', ']', '"', "'", '\\', ' ', 'a', 'Я', 'ё', '😀', '\uFFFE', '\uFFFF', '\uFFFD', '\u007f', ';', '#', ...controls);
       const text = fc.string({ unit: char, maxLength: 12 });

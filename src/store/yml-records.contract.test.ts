@@ -82,7 +82,7 @@ for (const dialect of DIALECTS) {
   const bothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable = false, afterPublish?: (listId: number) => void | Promise<void>) =>
     viaWriter(ymlWriter, items, meta, onlyAvailable, afterPublish);
 
-  /** SQLite: rows as an older store left them, `quote_free` NULL; they take the scan. */
+  /** Rows as an older store left them, `quote_free` NULL; they take the scan. */
   const storedBefore = storedQuoteFree(() => testDb, 'NULL');
 
   describe(`YML offers built by the database (${dialect})`, () => {

@@ -70,10 +70,9 @@ export async function legacySampleBothWays(bothWays: BothWays, check?: (viaStore
 }
 
 /**
- * SQLite: sets `quote_free` of a list's rows to `value` (an SQL expression), as an older version
- * of the store left them; an `afterPublish` for bothWays. Nothing on PostgreSQL.
+ * Sets `quote_free` of a list's rows to `value` (an SQL expression), as an older version of the
+ * store left them (on PostgreSQL, before 2026-11-26, always NULL); an `afterPublish` for bothWays.
  */
 export const storedQuoteFree = (testDb: () => TestDatabase, value: string) => async (listId: number): Promise<void> => {
-  if (testDb().dialect !== 'sqlite') return;
-  await executeRaw(testDb(), `UPDATE price_items SET quote_free = ${value} WHERE price_list_id = ?`, [listId]);
+  await executeRaw(testDb(), `UPDATE price_items SET quote_free = ${value} WHERE price_list_id = $1`, [listId]);
 };

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import type { DelimitedRecordSpec, RecordField } from '../../model/delimited-record.js';
+import { isCommonDelimiter, quoteFreeBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
+import { isStoredField } from '../stored-fields.js';
 import { pgMoneyText } from './money-sql.js';
 
 /*
@@ -20,11 +22,16 @@ export function compilePgRecord(spec: DelimitedRecordSpec): string {
     if (f.kind === 'literal') return literal(f.text);
     const c = f.field;
     switch (f.kind) {
-      case 'text':
+      case 'text': {
+        const quoted = `'"' || replace(${c}, '"', '""') || '"'`;
         // The writer's rule: the delimiter, `"`, CR or LF anywhere, or a space at either end.
-        return `CASE WHEN strpos(${c}, ${delimiter}) > 0 OR strpos(${c}, '"') > 0 OR strpos(${c}, E'\\n') > 0 OR strpos(${c}, E'\\r') > 0
+        const scanned = `CASE WHEN strpos(${c}, ${delimiter}) > 0 OR strpos(${c}, '"') > 0 OR strpos(${c}, E'\\n') > 0 OR strpos(${c}, E'\\r') > 0
                        OR left(${c}, 1) = ' ' OR right(${c}, 1) = ' '
-                  THEN '"' || replace(${c}, '"', '""') || '"' ELSE ${c} END`;
+                  THEN ${quoted} ELSE ${c} END`;
+        // quote_free's bits (quote-free.ts) cover the common delimiters; NULL: a row stored before the column.
+        if (!isStoredField(c) || !isCommonDelimiter(spec.delimiter)) return scanned;
+        return `CASE WHEN quote_free IS NULL THEN ${scanned} WHEN (quote_free & ${quoteFreeBit(c, spec.delimiter)}) <> 0 THEN ${c} ELSE ${quoted} END`;
+      }
       case 'money':
         // Minor units are never negative (CONTRACT §2). Another separator than `.` is joined in.
         if (spec.decimalSeparator === '.') return pgMoneyText(c);

@@ -4,6 +4,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
+import { quoteFree } from '../quote-free.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compilePgRecord } from './delimited-sql.js';
@@ -24,7 +25,8 @@ export interface PostgresConnection {
 
 /** SQLSTATE unique_violation. */
 const UNIQUE_VIOLATION = '23505';
-const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}`;
+/** The row's quote_free bits are worked out here, as SQLite's append thread does (quote-free.ts). */
+const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}, quote_free`;
 
 /** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */
 export class PostgresItems implements DialectItems {
@@ -58,9 +60,9 @@ export class PostgresItems implements DialectItems {
   }
 
   private async insertSkippingDuplicates(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    const columns: unknown[][] = Array.from({ length: 10 }, () => []);
+    const columns: unknown[][] = Array.from({ length: 11 }, () => []);
     for (const { seq, item } of items) {
-      const values = [seq, item.offer_id, item.name, item.price, item.old_price, item.currency, item.available, item.quantity, item.url, extraJson(item)];
+      const values = [seq, item.offer_id, item.name, item.price, item.old_price, item.currency, item.available, item.quantity, item.url, extraJson(item), quoteFree(item)];
       values.forEach((value, i) => columns[i].push(value));
     }
     // One array parameter per column (not one parameter per value): any batch size fits
@@ -69,10 +71,10 @@ export class PostgresItems implements DialectItems {
     const inserted = await this.c.withClient((client) =>
       client.query<{ seq: number }>(
         `INSERT INTO price_items (${INSERT_COLUMNS})
-         SELECT $1::bigint, seq, offer_id, name, price, old_price, currency, available, quantity, url, extra
+         SELECT $1::bigint, seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free
            FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::boolean[],
-                       $9::bigint[], $10::text[], $11::text[]) WITH ORDINALITY
-                AS t(seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, position)
+                       $9::bigint[], $10::text[], $11::text[], $12::bigint[]) WITH ORDINALITY
+                AS t(seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free, position)
           ORDER BY t.position
          ON CONFLICT (price_list_id, offer_id) DO NOTHING RETURNING seq`,
         [draftId, ...columns],
@@ -151,7 +153,7 @@ function copyText(draftId: number, items: readonly SequencedItem[]): string {
     const extra = extraJson(item);
     out += `${draftId}\t${seq}\t${copyValue(item.offer_id)}\t${copyValue(item.name)}\t${item.price}\t${item.old_price ?? '\\N'}\t`
       + `${copyValue(item.currency)}\t${item.available ? 't' : 'f'}\t${item.quantity ?? '\\N'}\t`
-      + `${item.url === null ? '\\N' : copyValue(item.url)}\t${extra === null ? '\\N' : copyValue(extra)}\n`;
+      + `${item.url === null ? '\\N' : copyValue(item.url)}\t${extra === null ? '\\N' : copyValue(extra)}\t${quoteFree(item)}\n`;
   }
   return out;
 }

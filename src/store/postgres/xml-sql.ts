@@ -1,4 +1,5 @@
 import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
+import { xmlPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
 import { literal } from './delimited-sql.js';
@@ -12,19 +13,22 @@ import { pgMoneyText } from './money-sql.js';
 
 /**
  * Escapes an SQL text expression as XML text (or, with the attribute references, an attribute
- * value); NULL stays NULL.
+ * value); NULL stays NULL. `plainBit`, a quote_free bit (quote-free.ts), says there is nothing
+ * to do: tested first, it spares the regular expression (~22 % of the XML records' time,
+ * bench/RESULTS.md); a row stored before the column holds NULL there and takes the test.
  */
-export function pgXmlEscaper(references: readonly (readonly [string, string])[] = XML_REFERENCES): (c: string) => string {
+export function pgXmlEscaper(references: readonly (readonly [string, string])[] = XML_REFERENCES): (c: string, plainBit?: number) => string {
   const illegal = literal(XML_ILLEGAL.join(''));
   // One regular expression first, so the common text (nothing to do) skips the five passes:
   // 100k items' four texts, 0.16 s with the test against 0.59 s without (bench, 2 CPUs).
   // None of the characters means anything inside a bracket expression.
   const needsWork = literal(`[${references.map(([char]) => char).join('')}${XML_ILLEGAL.join('')}]`);
-  return (c) => {
+  return (c, plainBit) => {
     // translate() with nothing to map to drops every illegal character in one pass.
     let chain = `translate(${c}, ${illegal}, '')`;
     for (const [char, reference] of references) chain = `replace(${chain}, chr(${char.codePointAt(0)}), '${reference}')`;
-    return `CASE WHEN ${c} ~ ${needsWork} THEN ${chain} ELSE ${c} END`;
+    const plain = plainBit === undefined ? '' : `WHEN (quote_free & ${plainBit}) <> 0 THEN ${c} `;
+    return `CASE ${plain}WHEN ${c} ~ ${needsWork} THEN ${chain} ELSE ${c} END`;
   };
 }
 
@@ -34,7 +38,7 @@ export function compilePgXmlRecord(spec: XmlRecordSpec): string {
     const c = p.field;
     switch (p.kind) {
       case 'text':
-        return escaped(c);
+        return escaped(c, xmlPlainBit(c));
       case 'money':
         return pgMoneyText(c);
       case 'integer':

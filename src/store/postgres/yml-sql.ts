@@ -1,5 +1,6 @@
 import type { ItemField } from '../../model/price-item.js';
 import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
+import { ATTRIBUTES_PLAIN_BIT, extraPlainBit, OFFER_ID_PLAIN_BIT, xmlPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES } from '../xml-text.js';
@@ -35,18 +36,22 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): string {
   // A param whose value is empty once escaped is left out, as the layout does.
   const paramElement = (name: string, value: string): string => optional(`<param name="${name}">`, value, '</param>\n');
 
+  // The quote_free bit (quote-free.ts) that says a stored or `extra` text needs no escaping.
+  const textPlainBit = (field: ItemField): number | undefined => xmlPlainBit(field) ?? extraPlainBit(field);
+
   const part = (p: YmlRecordPart): string => {
     switch (p.kind) {
       case 'literal':
         return literal(p.text);
       case 'attribute':
-        return attribute(read(p.field));
+        return attribute(read(p.field), p.field === 'offer_id' ? OFFER_ID_PLAIN_BIT : undefined);
       case 'boolean':
         return `CASE WHEN ${read(p.field)} THEN 'true' ELSE 'false' END`;
       case 'text': {
         const c = read(p.field);
         const spelled = Object.entries(p.spelled ?? {});
-        const escaped = spelled.length === 0 ? text(c) : `CASE ${c} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${text(c)} END`;
+        const plain = textPlainBit(p.field);
+        const escaped = spelled.length === 0 ? text(c, plain) : `CASE ${c} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${text(c, plain)} END`;
         return element(p.element, escaped);
       }
       case 'money': {
@@ -59,14 +64,16 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): string {
       case 'category':
         // The item's path (null reads as '') as a key of the bound {path: id} object.
         return element(p.element, `coalesce((${literal(JSON.stringify(p.ids))})::jsonb ->> coalesce(${read(p.field)}, ''), ${literal(String(p.otherwise))})`);
-      case 'attributes':
+      case 'attributes': {
         readsExtra = true;
+        const all = (key: string, value: string) =>
+          `(SELECT string_agg(concat(${literal('<param name="')}, ${key}, ${literal('">')}, ${value}, ${literal('</param>\n')}), '' ORDER BY a.n)
+              FROM json_each_text(e.attributes) WITH ORDINALITY AS a(key, value, n))`;
         // json_each_text walks a `json` object in its text's order, which is the order JSON.parse
         // gives (the text was JSON.stringify's: integer-like keys already first).
         // An item without attributes skips the subquery (100k bench items: 180 ms of 670 without the test).
-        return `CASE WHEN e.attributes IS NOT NULL THEN
-                  (SELECT string_agg(concat(${literal('<param name="')}, ${attribute('a.key')}, ${literal('">')}, ${text('a.value')}, ${literal('</param>\n')}), '' ORDER BY a.n)
-                     FROM json_each_text(e.attributes) WITH ORDINALITY AS a(key, value, n)) END`;
+        return `CASE WHEN e.attributes IS NULL THEN NULL WHEN (quote_free & ${ATTRIBUTES_PLAIN_BIT}) <> 0 THEN ${all('a.key', 'a.value')} ELSE ${all(attribute('a.key'), text('a.value'))} END`;
+      }
       case 'param': {
         if ('attribute' in p) {
           readsExtra = true;
@@ -75,7 +82,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): string {
         }
         const c = read(p.field);
         if (p.value === 'money') return paramElement(p.name, pgMoneyText(c));
-        return paramElement(p.name, `nullif(${text(c)}, '')`);
+        return paramElement(p.name, `nullif(${text(c, textPlainBit(p.field))}, '')`);
       }
     }
   };

@@ -43,8 +43,8 @@ function predicates(t: ItemThresholds, { n, o, noOld }: PriceOperands = JOINED_R
 /** `n` the new list's rows, `o` the old list's row of the same offer (params: old, new). */
 const JOIN_OLD = 'FROM price_items n LEFT JOIN price_items o ON o.price_list_id = ? AND o.offer_id = n.offer_id WHERE n.price_list_id = ?';
 
-/** The item columns a quarantine keeps and a release copies (SQLite also keeps its quoting mask). */
-const rowColumns = (d: SqlDialect) => `name, price, old_price, currency, available, quantity, url, extra${d.name === 'sqlite' ? ', quote_free' : ''}`;
+/** The item columns a quarantine keeps and a release copies, the row's quote_free bits with them (quote-free.ts). */
+const ROW_COLUMNS = 'name, price, old_price, currency, available, quantity, url, extra, quote_free';
 const prefixed = (columns: string, alias: string) => columns.split(', ').map((c) => `${alias}.${c}`).join(', ');
 
 export class SqlVersionRepository implements VersionStore {
@@ -189,7 +189,6 @@ export class SqlVersionRepository implements VersionStore {
 
   async releaseQuarantine(storeId: string, offers: readonly string[] | null, keepVersions: number): Promise<{ list: PriceListRecord | null; missing: string[] }> {
     const { d } = this;
-    const columns = rowColumns(d);
     let missing: string[] = [];
     const list = await this.change(function* () {
       const now = yield* lockStore(d, storeId);
@@ -215,13 +214,13 @@ export class SqlVersionRepository implements VersionStore {
       const newId = Number(draft.rows[0].id);
       // By SQL: the served rows but the released ones, then the released ones' new values at their own positions.
       yield {
-        sql: `INSERT INTO price_items (price_list_id, seq, offer_id, ${columns})
-              SELECT CAST(? AS bigint), i.seq, i.offer_id, ${prefixed(columns, 'i')} FROM price_items i
+        sql: `INSERT INTO price_items (price_list_id, seq, offer_id, ${ROW_COLUMNS})
+              SELECT CAST(? AS bigint), i.seq, i.offer_id, ${prefixed(ROW_COLUMNS, 'i')} FROM price_items i
                WHERE i.price_list_id = ? AND i.offer_id NOT IN (SELECT q.offer_id FROM quarantined_items q WHERE ${released})`,
         params: [newId, latest.items_of ?? latestId, ...releasedParams],
       };
       yield {
-        sql: `INSERT INTO price_items (price_list_id, seq, offer_id, ${columns}) SELECT CAST(? AS bigint), q.seq, q.offer_id, ${prefixed(columns, 'q')} FROM quarantined_items q WHERE ${released}`,
+        sql: `INSERT INTO price_items (price_list_id, seq, offer_id, ${ROW_COLUMNS}) SELECT CAST(? AS bigint), q.seq, q.offer_id, ${prefixed(ROW_COLUMNS, 'q')} FROM quarantined_items q WHERE ${released}`,
         params: [newId, ...releasedParams],
       };
       yield { sql: `DELETE FROM quarantined_items WHERE offer_id IN (SELECT q.offer_id FROM quarantined_items q WHERE ${released}) AND price_list_id = ?`, params: [...releasedParams, latestId] };
@@ -341,16 +340,15 @@ export function* applyQuarantine(d: SqlDialect, storeId: string, draftId: number
   const latest = yield { sql: 'SELECT COALESCE(p.items_of, p.id) AS items, p.category_ids FROM stores s JOIN price_lists p ON p.id = s.latest_price_list_id WHERE s.id = ?', params: [storeId] };
   const old = latest.rows[0] ? Number(latest.rows[0].items) : -1;
   const p = predicates(thresholds);
-  const columns = rowColumns(d);
   yield {
-    sql: `INSERT INTO quarantined_items (price_list_id, offer_id, reason, served_price, seq, ${columns})
+    sql: `INSERT INTO quarantined_items (price_list_id, offer_id, reason, served_price, seq, ${ROW_COLUMNS})
           SELECT n.price_list_id, n.offer_id, CASE WHEN ${p.zero_price} THEN 'zero_price' WHEN ${p.price_drop} THEN 'price_drop' ELSE 'price_rise' END,
-                 o.price, n.seq, ${prefixed(columns, 'n')}
+                 o.price, n.seq, ${prefixed(ROW_COLUMNS, 'n')}
             ${JOIN_OLD} AND (${p.zero_price} OR ${p.price_drop} OR ${p.price_rise})`,
     params: [old, draftId],
   };
   yield {
-    sql: `UPDATE price_items AS n SET (${columns}) = (SELECT ${prefixed(columns, 'o')} FROM price_items o WHERE o.price_list_id = ? AND o.offer_id = n.offer_id)
+    sql: `UPDATE price_items AS n SET (${ROW_COLUMNS}) = (SELECT ${prefixed(ROW_COLUMNS, 'o')} FROM price_items o WHERE o.price_list_id = ? AND o.offer_id = n.offer_id)
            WHERE n.price_list_id = ? AND n.offer_id IN (SELECT offer_id FROM quarantined_items WHERE price_list_id = ? AND served_price IS NOT NULL)`,
     params: [old, draftId, draftId],
   };

@@ -1,6 +1,6 @@
 import type { DelimitedRecordSpec, RecordField } from '../../model/delimited-record.js';
-import { isStoredField, STORED_FIELDS, type StoredField } from '../stored-fields.js';
-import { ITEM_FIELDS, type PriceItem } from '../../model/price-item.js';
+import { isStoredField } from '../stored-fields.js';
+import { isCommonDelimiter, quoteFreeBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 
 /*
@@ -33,33 +33,6 @@ function mustQuote(column: string, delimiter: string, params: Record<string, str
   return `${column} GLOB @special${delimiterApart} OR ${column} GLOB ' *' OR ${column} GLOB '* '`;
 }
 
-/**
- * The delimiters most profiles use. At publication each item records, for each of its text
- * fields and each of these delimiters, whether the value needs quoting (`quote_free`), so for
- * them the export tests a bit instead of scanning the text (~30 % of the SQL's time). Rows
- * stored before the column existed hold NULL there and take the scan.
- */
-const COMMON_DELIMITERS = [',', ';', '\t', '|'] as const;
-const TEXT_FIELDS = STORED_FIELDS.filter((field) => ITEM_FIELDS[field] === 'text');
-const ALWAYS_QUOTED = /["\r\n]|^ | $/;
-
-/** The bit of `quote_free` that says "this field needs no quoting with this delimiter". */
-const quoteFreeBit = (field: StoredField, delimiter: string): number =>
-  1 << (TEXT_FIELDS.indexOf(field) * COMMON_DELIMITERS.length + COMMON_DELIMITERS.indexOf(delimiter as (typeof COMMON_DELIMITERS)[number]));
-
-/** The `quote_free` column of an item (16 bits: 4 text fields × 4 delimiters). */
-export function quoteFreeMask(item: Pick<PriceItem, StoredField>): number {
-  let mask = 0;
-  for (const field of TEXT_FIELDS) {
-    const value = item[field] as string | null;
-    const quotedAnyway = value !== null && ALWAYS_QUOTED.test(value);
-    for (const delimiter of COMMON_DELIMITERS) {
-      if (value === null || (!quotedAnyway && !value.includes(delimiter))) mask |= quoteFreeBit(field, delimiter);
-    }
-  }
-  return mask;
-}
-
 /** One field's text, or NULL for an empty field (concat() takes NULL as ''). */
 function fieldExpression(field: RecordField, index: number, delimiter: string, params: Record<string, string>): string {
   if (field.kind === 'literal') {
@@ -72,7 +45,8 @@ function fieldExpression(field: RecordField, index: number, delimiter: string, p
     case 'text': {
       const quoted = `concat('"', replace(${column}, '"', '""'), '"')`;
       const scanned = `CASE WHEN ${mustQuote(column, delimiter, params)} THEN ${quoted} ELSE ${column} END`;
-      if (!(COMMON_DELIMITERS as readonly string[]).includes(delimiter)) return scanned;
+      // quote_free's bits (quote-free.ts) cover the common delimiters; NULL: a row stored before the column.
+      if (!isCommonDelimiter(delimiter)) return scanned;
       return `CASE WHEN quote_free IS NULL THEN ${scanned} WHEN quote_free & ${quoteFreeBit(column, delimiter)} THEN ${column} ELSE ${quoted} END`;
     }
     case 'money':

@@ -2,9 +2,7 @@ import type Database from 'better-sqlite3';
 import type { PriceItem } from '../../model/price-item.js';
 import type { DuplicateOffer, SequencedItem } from '../types.js';
 import { extraJson, ITEM_COLUMNS } from '../item-row.js';
-import { quoteFreeMask } from './delimited-sql.js';
-import { xmlPlainMask } from './xml-sql.js';
-import { ymlPlainMask } from './yml-sql.js';
+import { quoteFree } from '../quote-free.js';
 
 /**
  * One price_items row: OR IGNORE + `changes` finds duplicate offer_ids through the unique
@@ -17,8 +15,7 @@ export function itemInsertValues(priceListId: number, seq: number, item: PriceIt
   return [
     priceListId, seq, item.offer_id, item.name, item.price, item.old_price, item.currency,
     item.available ? 1 : 0, item.quantity, item.url, extraJson(item),
-    // ymlPlainMask's bits above 32 are added: `|` would cut them off.
-    (quoteFreeMask(item) | xmlPlainMask(item)) + ymlPlainMask(item),
+    quoteFree(item),
   ];
 }
 

@@ -1,6 +1,6 @@
-import { ITEM_FIELDS, type PriceItem } from '../../model/price-item.js';
 import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
-import { isStoredField, REQUIRED_FIELDS, STORED_FIELDS, type StoredField } from '../stored-fields.js';
+import { isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
+import { xmlPlainBit } from '../quote-free.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
 import { ConcatArgs } from './concat-args.js';
 import type { CompiledRecord } from './delimited-sql.js';
@@ -10,33 +10,11 @@ import type { CompiledRecord } from './delimited-sql.js';
  * profile's texts (element names, constants) are bound parameters, never part of the SQL text.
  */
 
-/**
- * The text test: one GLOB over a class of every character that needs work; only a text that
- * has one goes through the chain of replace() calls. The GLOB compares each character with the
- * ~30 of the class, which made the first XML slower than `sqlite3 -json` (0.63×), so it is
- * only the fallback for rows stored without the bits below.
+/*
+ * The text test: `quote_free`'s bit (quote-free.ts) for the rows stored with it; else one GLOB
+ * over a class of every character that needs work, and only a text that has one goes through
+ * the chain of replace() calls.
  */
-const NEEDS_WORK_TEST = new RegExp(`[${XML_REFERENCES.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]`);
-
-/**
- * At publication each item records, beside the CSV bits of `quote_free` (delimited-sql.ts,
- * bits 0–15), which of its text fields XML leaves as they are (bits 16–19), so the export
- * tests a bit instead of scanning the text. Rows stored before hold NULL or no such bit there
- * and take the scan.
- */
-export const TEXT_FIELDS = STORED_FIELDS.filter((field) => ITEM_FIELDS[field] === 'text');
-const FIRST_XML_BIT = 16;
-export const xmlPlainBit = (field: StoredField): number => 1 << (FIRST_XML_BIT + TEXT_FIELDS.indexOf(field));
-
-/** The XML bits of an item's `quote_free` column. */
-export function xmlPlainMask(item: Pick<PriceItem, StoredField>): number {
-  let mask = 0;
-  for (const field of TEXT_FIELDS) {
-    const value = item[field] as string | null;
-    if (value === null || !NEEDS_WORK_TEST.test(value)) mask |= xmlPlainBit(field);
-  }
-  return mask;
-}
 
 /** A GLOB pattern that matches a text holding one of these characters. */
 export const xmlWorkGlob = (references: readonly (readonly [string, string])[]): string =>

@@ -1,10 +1,11 @@
-import type { ItemField, PriceItem } from '../../model/price-item.js';
+import type { ItemField } from '../../model/price-item.js';
 import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
-import { XML_ATTRIBUTE_REFERENCES, XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
+import { ATTRIBUTES_PLAIN_BIT, extraAbsentBit, extraPlainBit, OFFER_ID_PLAIN_BIT, xmlPlainBit } from '../quote-free.js';
+import { XML_ATTRIBUTE_REFERENCES, XML_REFERENCES } from '../xml-text.js';
 import { ConcatArgs } from './concat-args.js';
 import type { CompiledRecord } from './delimited-sql.js';
-import { escapedXmlSql, TEXT_FIELDS, xmlPlainBit, xmlWorkGlob } from './xml-sql.js';
+import { escapedXmlSql, xmlWorkGlob } from './xml-sql.js';
 
 /*
  * A YmlRecordSpec compiled to one SQLite expression per offer, over a price_items row: the
@@ -12,58 +13,6 @@ import { escapedXmlSql, TEXT_FIELDS, xmlPlainBit, xmlWorkGlob } from './xml-sql.
  * are read with json_extract (SQLite keeps the parse of a row's `extra` for the next call).
  * The profile's texts (param names, constants) and the category ids are bound parameters.
  */
-
-/**
- * At publication each item records, beside the CSV and XML bits of `quote_free` (bits 0–19),
- * what YML leaves as it is: its `extra` texts (bits 20–24), its attributes' keys as attribute
- * values and values as text (bit 25), its offer_id as an attribute value (bit 26). The export
- * then tests a bit instead of a GLOB over a class of ~30 characters for each of these texts
- * (100k bench offers in one statement: 307 ms, 718 ms with the GLOBs). Rows stored before hold
- * no such bit and take the GLOB.
- *
- * Bits 27–32 say which of the `extra` keys an offer reads the item does not have (its `extra`
- * has no such key), so the export skips the json_extract: on the bench's catalogue, where most
- * items have few of these fields, the extracts were about a quarter of the offers' SQL
- * (bench/RESULTS.md, "2026-11-26, evening"). A row stored before has none of these bits set and
- * is read.
- */
-const EXTRA_TEXT_FIELDS = ['picture', 'vendor', 'vendor_code', 'barcode', 'description'] as const;
-const FIRST_YML_BIT = 20;
-const extraPlainBit = (field: ItemField): number | undefined => {
-  const at = (EXTRA_TEXT_FIELDS as readonly string[]).indexOf(field);
-  return at < 0 ? undefined : 1 << (FIRST_YML_BIT + at);
-};
-const ATTRIBUTES_PLAIN_BIT = 1 << (FIRST_YML_BIT + EXTRA_TEXT_FIELDS.length);
-const OFFER_ID_PLAIN_BIT = ATTRIBUTES_PLAIN_BIT * 2;
-const READ_EXTRA_FIELDS = [...EXTRA_TEXT_FIELDS, 'category'] as const;
-/** The first bit after OFFER_ID_PLAIN_BIT's. */
-const FIRST_ABSENT_BIT = Math.log2(OFFER_ID_PLAIN_BIT) + 1;
-/** The bit that says the item has no `field`: above bit 30, so a power of two, not a shift (JavaScript shifts are 32-bit). */
-const extraAbsentBit = (field: ItemField): number | undefined => {
-  const at = (READ_EXTRA_FIELDS as readonly string[]).indexOf(field);
-  return at < 0 ? undefined : 2 ** (FIRST_ABSENT_BIT + at);
-};
-
-const needsWork = (references: readonly (readonly [string, string])[]) => new RegExp(`[${references.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]`);
-const TEXT_WORK = needsWork(XML_REFERENCES);
-const ATTRIBUTE_WORK = needsWork(XML_ATTRIBUTE_REFERENCES);
-
-/**
- * The YML bits of an item's `quote_free` column. The absent bits are above 32 bits: they are
- * added, never `|`-ed (which would cut the number to 32 bits), here and by the caller.
- */
-export function ymlPlainMask(item: PriceItem): number {
-  let mask = 0;
-  for (const field of EXTRA_TEXT_FIELDS) {
-    const value = item[field];
-    if (value === null || !TEXT_WORK.test(value)) mask |= extraPlainBit(field)!;
-  }
-  if (item.attributes === null || Object.entries(item.attributes).every(([key, value]) => !ATTRIBUTE_WORK.test(key) && !TEXT_WORK.test(value))) mask |= ATTRIBUTES_PLAIN_BIT;
-  if (!ATTRIBUTE_WORK.test(item.offer_id)) mask |= OFFER_ID_PLAIN_BIT;
-  let absent = 0;
-  for (const field of READ_EXTRA_FIELDS) if (item[field] === null) absent += extraAbsentBit(field)!;
-  return mask + absent;
-}
 
 /**
  * A JSON object label as SQLite's path syntax reads it: quoted, with `\` and `"` escaped. SQLite
@@ -107,8 +56,8 @@ export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
   };
   const textField = (field: ItemField): string => {
     const value = read(field);
-    // A stored text field's quote_free bit says whether XML text leaves it as it is (xml-sql.ts).
-    return text(value, isStoredField(field) && (TEXT_FIELDS as readonly string[]).includes(field) ? xmlPlainBit(field) : extraPlainBit(field));
+    // A stored text field's quote_free bit, or an `extra` text's, says whether XML text leaves it as it is.
+    return text(value, xmlPlainBit(field) ?? extraPlainBit(field));
   };
   // `open || value || close` is NULL, which concat() skips, when the value is NULL.
   const optional = (open: string, value: string, close: string): string => `(${bind(open)} || ${value} || ${bind(close)})`;

@@ -1,0 +1,110 @@
+import { ITEM_FIELDS, type ItemField, type PriceItem } from '../model/price-item.js';
+import { STORED_FIELDS, type StoredField } from './stored-fields.js';
+import { XML_ATTRIBUTE_REFERENCES, XML_ILLEGAL, XML_REFERENCES } from './xml-text.js';
+
+/*
+ * The `quote_free` column of price_items, in both dialects: bits an item's row records at
+ * publication, each saying that one of its texts needs no work in one format (no CSV quoting
+ * with a common delimiter, no XML escaping) or that it lacks one of the `extra` keys YML reads.
+ * The records the database builds (sqlite/*-sql.ts, postgres/*-sql.ts) test a bit instead of
+ * scanning the text. Rows stored before the column, or before a bit, hold NULL or no such bit
+ * there and take the scan: a bit is only ever a shortcut to what the scan would find.
+ */
+
+/** The stored text fields, in the order of their bits. */
+export const TEXT_FIELDS = STORED_FIELDS.filter((field) => ITEM_FIELDS[field] === 'text');
+
+/*
+ * CSV (bits 0–15): for each text field and each of the delimiters most profiles use, whether
+ * the value needs quoting. The scan was ~30 % of SQLite's CSV records.
+ */
+const COMMON_DELIMITERS = [',', ';', '\t', '|'] as const;
+const ALWAYS_QUOTED = /["\r\n]|^ | $/;
+
+export const isCommonDelimiter = (delimiter: string): boolean => (COMMON_DELIMITERS as readonly string[]).includes(delimiter);
+
+/** The bit that says "this field needs no quoting with this (common) delimiter". */
+export const quoteFreeBit = (field: StoredField, delimiter: string): number =>
+  1 << (TEXT_FIELDS.indexOf(field) * COMMON_DELIMITERS.length + COMMON_DELIMITERS.indexOf(delimiter as (typeof COMMON_DELIMITERS)[number]));
+
+function csvMask(item: Pick<PriceItem, StoredField>): number {
+  let mask = 0;
+  for (const field of TEXT_FIELDS) {
+    const value = item[field] as string | null;
+    const quotedAnyway = value !== null && ALWAYS_QUOTED.test(value);
+    for (const delimiter of COMMON_DELIMITERS) {
+      if (value === null || (!quotedAnyway && !value.includes(delimiter))) mask |= quoteFreeBit(field, delimiter);
+    }
+  }
+  return mask;
+}
+
+/*
+ * XML text (bits 16–19): which stored text fields XML text leaves as they are. SQLite's GLOB
+ * over the ~30 characters of the class made its first XML slower than `sqlite3 -json` (0.63×);
+ * PostgreSQL's regular expression was ~22 % of its XML records (bench/RESULTS.md).
+ */
+const needsWork = (references: readonly (readonly [string, string])[]) => new RegExp(`[${references.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]`);
+const TEXT_WORK = needsWork(XML_REFERENCES);
+const ATTRIBUTE_WORK = needsWork(XML_ATTRIBUTE_REFERENCES);
+const FIRST_XML_BIT = 16;
+
+/** The bit that says the stored text `field` needs no XML escaping; undefined for another field. */
+export const xmlPlainBit = (field: string): number | undefined => {
+  const at = (TEXT_FIELDS as readonly string[]).indexOf(field);
+  return at < 0 ? undefined : 1 << (FIRST_XML_BIT + at);
+};
+
+function xmlMask(item: Pick<PriceItem, StoredField>): number {
+  let mask = 0;
+  for (const field of TEXT_FIELDS) {
+    const value = item[field] as string | null;
+    if (value === null || !TEXT_WORK.test(value)) mask |= xmlPlainBit(field)!;
+  }
+  return mask;
+}
+
+/*
+ * YML (bits 20–26): what an offer leaves as it is: its `extra` texts (20–24), its attributes'
+ * keys as attribute values and values as text (25), its offer_id as an attribute value (26).
+ * Bits 27–32: which of the `extra` keys an offer reads the item does not have, so the offer
+ * skips looking them up (on the bench's catalogue, where most items have few of these fields,
+ * SQLite's json_extract calls were about a quarter of the offers' SQL).
+ */
+const EXTRA_TEXT_FIELDS = ['picture', 'vendor', 'vendor_code', 'barcode', 'description'] as const;
+const FIRST_YML_BIT = 20;
+/** The bit that says the item's `field` (an `extra` text) needs no XML escaping; undefined for another field. */
+export const extraPlainBit = (field: ItemField): number | undefined => {
+  const at = (EXTRA_TEXT_FIELDS as readonly string[]).indexOf(field);
+  return at < 0 ? undefined : 1 << (FIRST_YML_BIT + at);
+};
+export const ATTRIBUTES_PLAIN_BIT = 1 << (FIRST_YML_BIT + EXTRA_TEXT_FIELDS.length);
+export const OFFER_ID_PLAIN_BIT = ATTRIBUTES_PLAIN_BIT * 2;
+const READ_EXTRA_FIELDS = [...EXTRA_TEXT_FIELDS, 'category'] as const;
+/** The first bit after OFFER_ID_PLAIN_BIT's. */
+const FIRST_ABSENT_BIT = Math.log2(OFFER_ID_PLAIN_BIT) + 1;
+/** The bit that says the item has no `field`: above bit 30, so a power of two, not a shift (JavaScript shifts are 32-bit). */
+export const extraAbsentBit = (field: ItemField): number | undefined => {
+  const at = (READ_EXTRA_FIELDS as readonly string[]).indexOf(field);
+  return at < 0 ? undefined : 2 ** (FIRST_ABSENT_BIT + at);
+};
+
+/** The YML bits. The absent bits are above 32 bits: they are added, never `|`-ed (which would cut the number to 32 bits). */
+function ymlMask(item: PriceItem): number {
+  let mask = 0;
+  for (const field of EXTRA_TEXT_FIELDS) {
+    const value = item[field];
+    if (value === null || !TEXT_WORK.test(value)) mask |= extraPlainBit(field)!;
+  }
+  if (item.attributes === null || Object.entries(item.attributes).every(([key, value]) => !ATTRIBUTE_WORK.test(key) && !TEXT_WORK.test(value))) mask |= ATTRIBUTES_PLAIN_BIT;
+  if (!ATTRIBUTE_WORK.test(item.offer_id)) mask |= OFFER_ID_PLAIN_BIT;
+  let absent = 0;
+  for (const field of READ_EXTRA_FIELDS) if (item[field] === null) absent += extraAbsentBit(field)!;
+  return mask + absent;
+}
+
+/** An item's `quote_free` value (33 bits: an INTEGER in SQLite, a bigint in PostgreSQL). */
+export function quoteFree(item: PriceItem): number {
+  // ymlMask's bits above 32 are added: `|` would cut them off.
+  return (csvMask(item) | xmlMask(item)) + ymlMask(item);
+}

@@ -27,18 +27,6 @@ export const isCommonDelimiter = (delimiter: string): boolean => (COMMON_DELIMIT
 export const quoteFreeBit = (field: StoredField, delimiter: string): number =>
   1 << (TEXT_FIELDS.indexOf(field) * COMMON_DELIMITERS.length + COMMON_DELIMITERS.indexOf(delimiter as (typeof COMMON_DELIMITERS)[number]));
 
-function csvMask(item: Pick<PriceItem, StoredField>): number {
-  let mask = 0;
-  for (const field of TEXT_FIELDS) {
-    const value = item[field] as string | null;
-    const quotedAnyway = value !== null && ALWAYS_QUOTED.test(value);
-    for (const delimiter of COMMON_DELIMITERS) {
-      if (value === null || (!quotedAnyway && !value.includes(delimiter))) mask |= quoteFreeBit(field, delimiter);
-    }
-  }
-  return mask;
-}
-
 /*
  * XML text (bits 16–19): which stored text fields XML text leaves as they are. SQLite's GLOB
  * over the ~30 characters of the class made its first XML slower than `sqlite3 -json` (0.63×);
@@ -55,11 +43,29 @@ export const xmlPlainBit = (field: string): number | undefined => {
   return at < 0 ? undefined : 1 << (FIRST_XML_BIT + at);
 };
 
-function xmlMask(item: Pick<PriceItem, StoredField>): number {
+/**
+ * A stored text with none of these characters needs no quoting with any common delimiter and no
+ * XML escaping: most texts are such, and take one test instead of nine (PostgreSQL's
+ * publication works the bits out on its main thread; bench/RESULTS.md).
+ */
+const ANY_WORK = new RegExp(`[${COMMON_DELIMITERS.join('')}"\r\n${XML_REFERENCES.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]|^ | $`);
+
+/** Every CSV and XML bit of one stored text field. */
+const allBitsOf = (field: StoredField): number => COMMON_DELIMITERS.reduce((bits, delimiter) => bits | quoteFreeBit(field, delimiter), xmlPlainBit(field)!);
+const ALL_BITS = new Map(TEXT_FIELDS.map((field) => [field, allBitsOf(field)]));
+
+/** The CSV and XML bits (0–19). */
+function storedTextMask(item: Pick<PriceItem, StoredField>): number {
   let mask = 0;
   for (const field of TEXT_FIELDS) {
     const value = item[field] as string | null;
-    if (value === null || !TEXT_WORK.test(value)) mask |= xmlPlainBit(field)!;
+    if (value === null || !ANY_WORK.test(value)) {
+      mask |= ALL_BITS.get(field)!;
+      continue;
+    }
+    const quotedAnyway = ALWAYS_QUOTED.test(value);
+    for (const delimiter of COMMON_DELIMITERS) if (!quotedAnyway && !value.includes(delimiter)) mask |= quoteFreeBit(field, delimiter);
+    if (!TEXT_WORK.test(value)) mask |= xmlPlainBit(field)!;
   }
   return mask;
 }
@@ -106,5 +112,5 @@ function ymlMask(item: PriceItem): number {
 /** An item's `quote_free` value (33 bits: an INTEGER in SQLite, a bigint in PostgreSQL). */
 export function quoteFree(item: PriceItem): number {
   // ymlMask's bits above 32 are added: `|` would cut them off.
-  return (csvMask(item) | xmlMask(item)) + ymlMask(item);
+  return storedTextMask(item) + ymlMask(item);
 }

@@ -12,6 +12,12 @@ import { pgMoneyText } from './money-sql.js';
  * literals: the records are read by COPY, which takes no bound parameters (items.ts).
  */
 
+/** A record as one expression over a price_items row, and a join the expression needs (YML's `e`, the row's `extra` as a record). */
+export interface PgRecord {
+  expression: string;
+  join: string | null;
+}
+
 /** A text from a profile or a format as an SQL literal (pg's own quoting), typed text. */
 export const literal = (value: string): string => `${pg.escapeLiteral(value)}::text`;
 

@@ -7,7 +7,7 @@ import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../it
 import { quoteFree } from '../quote-free.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
-import { compilePgRecord } from './delimited-sql.js';
+import { compilePgRecord, type PgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
 import { compilePgXmlRecord } from './xml-sql.js';
 import { compilePgYmlRecord } from './yml-sql.js';
@@ -103,13 +103,13 @@ export class PostgresItems implements DialectItems {
 
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
     // COPY takes no bound parameters: the compilers write the profile's texts as literals.
-    const record = compilePgAny(spec);
+    const { expression, join } = compilePgAny(spec);
     // Pages are ranges of positions, as SQLite's (sqlite/list-pages.ts), not keyset pages with a
     // LIMIT: on a list published since the table's statistics were taken (every new list, until
     // ANALYZE) the planner expects a handful of rows and reads the whole rest of the list for
     // each LIMIT page, then sorts it (100k items: ~14 ms a page instead of ~2 ms).
     const page = (from: number, to: number) =>
-      `COPY (SELECT ${record} FROM price_items
+      `COPY (SELECT ${expression} FROM price_items ${join ?? ''}
               WHERE price_list_id = ${sqlInteger(priceListId)} AND seq >= ${sqlInteger(from)} AND seq < ${sqlInteger(to)}
                     ${options.onlyAvailable ? 'AND available' : ''}
               ORDER BY seq) TO STDOUT (FORMAT binary)`;
@@ -127,15 +127,15 @@ export class PostgresItems implements DialectItems {
   }
 }
 
-/** A spec of any format as one PostgreSQL expression per record, its texts as literals. */
-function compilePgAny(spec: RecordSpec): string {
+/** A spec of any format as one PostgreSQL expression per record, its texts as literals, and a join the expression needs. */
+function compilePgAny(spec: RecordSpec): PgRecord {
   switch (spec.format) {
     case 'delimited':
-      return compilePgRecord(spec);
+      return { expression: compilePgRecord(spec), join: null };
     case 'json':
-      return compilePgJsonRecord(spec);
+      return { expression: compilePgJsonRecord(spec), join: null };
     case 'xml':
-      return compilePgXmlRecord(spec);
+      return { expression: compilePgXmlRecord(spec), join: null };
     case 'yml':
       return compilePgYmlRecord(spec);
   }

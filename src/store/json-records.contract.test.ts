@@ -12,7 +12,7 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { jsonRecordSpec, jsonWriter } from '../formats/json.js';
-import { builtRecords, legacySampleBothWays } from '../../test/support/built-records.js';
+import { builtRecords, legacySampleBothWays, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import { EXACT_BELOW } from './json-number-sql.js';
 import type { Database } from './types.js';
@@ -39,7 +39,11 @@ for (const dialect of DIALECTS) {
   let testDb: TestDatabase;
   let db: Database;
   const { bothWays: viaWriter } = builtRecords(() => db);
-  const bothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable = false) => viaWriter(jsonWriter, items, meta, onlyAvailable);
+  const bothWays = (items: readonly PriceItem[], meta: ExportMeta, onlyAvailable = false, afterPublish?: (listId: number) => Promise<void>) =>
+    viaWriter(jsonWriter, items, meta, onlyAvailable, afterPublish);
+
+  /** Rows as an older store left them, `quote_free` NULL or without its JSON bits (33 and up); they take to_json. */
+  const storedBefore = (to: 'null' | 'no json bits') => storedQuoteFree(() => testDb, to === 'null' ? 'NULL' : 'quote_free % 8589934592');
 
   describe(`JSON items built by the database (${dialect})`, () => {
     before(async () => {
@@ -85,10 +89,10 @@ for (const dialect of DIALECTS) {
         fc.record({ value: text, key: text }).map(({ value, key }): ProfileColumn => ({ value, title: `const ${value}`, key })),
       );
       await fc.assert(
-        fc.asyncProperty(fc.array(itemArb, { maxLength: 30 }), fc.option(fc.array(columnArb, { maxLength: 8 })), fc.boolean(), async (raw, columns, onlyAvailable) => {
+        fc.asyncProperty(fc.array(itemArb, { maxLength: 30 }), fc.option(fc.array(columnArb, { maxLength: 8 })), fc.boolean(), fc.constantFrom('now', 'null', 'no json bits'), async (raw, columns, onlyAvailable, stored) => {
           const items = raw.map((r, i) => plainItem({ ...r, offer_id: `${i}${r.offer}` }));
           const meta = buildMeta(items, columns === null ? {} : { columns: profileColumns(columns) });
-          const { viaStore, viaJavaScript, used } = await bothWays(items, meta, onlyAvailable);
+          const { viaStore, viaJavaScript, used } = await bothWays(items, meta, onlyAvailable, stored === 'now' ? undefined : storedBefore(stored));
           assert.equal(used, true);
           assert.equal(viaStore.toString('utf8'), viaJavaScript.toString('utf8'));
           assert.deepEqual(viaStore, viaJavaScript);

@@ -43,33 +43,6 @@ export const xmlPlainBit = (field: string): number | undefined => {
   return at < 0 ? undefined : 1 << (FIRST_XML_BIT + at);
 };
 
-/**
- * A stored text with none of these characters needs no quoting with any common delimiter and no
- * XML escaping: most texts are such, and take one test instead of nine (PostgreSQL's
- * publication works the bits out on its main thread; bench/RESULTS.md).
- */
-const ANY_WORK = new RegExp(`[${COMMON_DELIMITERS.join('')}"\r\n${XML_REFERENCES.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]|^ | $`);
-
-/** Every CSV and XML bit of one stored text field. */
-const allBitsOf = (field: StoredField): number => COMMON_DELIMITERS.reduce((bits, delimiter) => bits | quoteFreeBit(field, delimiter), xmlPlainBit(field)!);
-const ALL_BITS = new Map(TEXT_FIELDS.map((field) => [field, allBitsOf(field)]));
-
-/** The CSV and XML bits (0–19). */
-function storedTextMask(item: Pick<PriceItem, StoredField>): number {
-  let mask = 0;
-  for (const field of TEXT_FIELDS) {
-    const value = item[field] as string | null;
-    if (value === null || !ANY_WORK.test(value)) {
-      mask |= ALL_BITS.get(field)!;
-      continue;
-    }
-    const quotedAnyway = ALWAYS_QUOTED.test(value);
-    for (const delimiter of COMMON_DELIMITERS) if (!quotedAnyway && !value.includes(delimiter)) mask |= quoteFreeBit(field, delimiter);
-    if (!TEXT_WORK.test(value)) mask |= xmlPlainBit(field)!;
-  }
-  return mask;
-}
-
 /*
  * YML (bits 20–26): what an offer leaves as it is: its `extra` texts (20–24), its attributes'
  * keys as attribute values and values as text (25), its offer_id as an attribute value (26).
@@ -109,8 +82,53 @@ function ymlMask(item: PriceItem): number {
   return mask + absent;
 }
 
-/** An item's `quote_free` value (33 bits: an INTEGER in SQLite, a bigint in PostgreSQL). */
+/*
+ * JSON (bits 33–36): which stored text fields, not null, JSON.stringify leaves as they are
+ * between its quotes (no `"`, `\`, or control character), so the record wraps them in quotes
+ * instead of calling PostgreSQL's to_json (~25 % of its JSON records, bench/RESULTS.md).
+ */
+const FIRST_JSON_BIT = FIRST_ABSENT_BIT + READ_EXTRA_FIELDS.length;
+const JSON_WORK = /["\\\u0000-\u001f]/;
+/** The bit that says the stored text `field` is not null and needs no JSON escaping; undefined for another field. Above bit 31: a power of two. */
+export const jsonPlainBit = (field: string): number | undefined => {
+  const at = (TEXT_FIELDS as readonly string[]).indexOf(field);
+  return at < 0 ? undefined : 2 ** (FIRST_JSON_BIT + at);
+};
+
+/**
+ * A stored text with none of these characters needs no quoting with any common delimiter and no
+ * XML or JSON escaping: most texts are such, and take one test instead of ten (PostgreSQL's
+ * publication works the bits out on its main thread; bench/RESULTS.md).
+ */
+const ANY_WORK = new RegExp(`[${COMMON_DELIMITERS.join('')}"\\\\\r\n${XML_REFERENCES.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]|^ | $`);
+
+/** Every CSV and XML bit of one stored text field (below bit 20: `|` reads them). */
+const allBitsOf = (field: StoredField): number => COMMON_DELIMITERS.reduce((bits, delimiter) => bits | quoteFreeBit(field, delimiter), xmlPlainBit(field)!);
+const ALL_BITS = new Map(TEXT_FIELDS.map((field) => [field, allBitsOf(field)]));
+
+/** The CSV, XML and JSON bits of the stored texts; the JSON bits are added, being above 32 bits. */
+function storedTextMask(item: Pick<PriceItem, StoredField>): number {
+  let mask = 0;
+  let json = 0;
+  for (const field of TEXT_FIELDS) {
+    const value = item[field] as string | null;
+    if (value === null) {
+      mask |= ALL_BITS.get(field)!;
+    } else if (!ANY_WORK.test(value)) {
+      mask |= ALL_BITS.get(field)!;
+      json += jsonPlainBit(field)!;
+    } else {
+      const quotedAnyway = ALWAYS_QUOTED.test(value);
+      for (const delimiter of COMMON_DELIMITERS) if (!quotedAnyway && !value.includes(delimiter)) mask |= quoteFreeBit(field, delimiter);
+      if (!TEXT_WORK.test(value)) mask |= xmlPlainBit(field)!;
+      if (!JSON_WORK.test(value)) json += jsonPlainBit(field)!;
+    }
+  }
+  return mask + json;
+}
+
+/** An item's `quote_free` value (37 bits: an INTEGER in SQLite, a bigint in PostgreSQL). */
 export function quoteFree(item: PriceItem): number {
-  // ymlMask's bits above 32 are added: `|` would cut them off.
+  // The masks' bits are apart, some above 32 bits: they are added, since `|` would cut them off.
   return storedTextMask(item) + ymlMask(item);
 }

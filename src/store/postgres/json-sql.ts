@@ -1,5 +1,6 @@
 import type { JsonRecordPart, JsonRecordSpec } from '../../model/json-record.js';
 import { moneyAsJsonNumber } from '../json-number-sql.js';
+import { jsonPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { literal } from './delimited-sql.js';
 
@@ -13,9 +14,13 @@ export function compilePgJsonRecord(spec: JsonRecordSpec): string {
     if (p.kind === 'literal') return literal(p.text);
     const c = p.field;
     switch (p.kind) {
-      case 'text':
+      case 'text': {
         // to_json escapes as JSON.stringify does (the contract test holds it to that); NULL stays NULL.
-        return `coalesce(to_json(${c})::text, 'null')`;
+        const stringified = `coalesce(to_json(${c})::text, 'null')`;
+        // quote_free's bit (quote-free.ts): a text with nothing to escape, quoted as it is.
+        const plain = jsonPlainBit(c);
+        return plain === undefined ? stringified : `CASE WHEN (quote_free & ${plain}) <> 0 THEN '"' || ${c} || '"' ELSE ${stringified} END`;
+      }
       case 'money':
         return moneyAsJsonNumber(c);
       case 'integer':

@@ -68,17 +68,25 @@ export const extraAbsentBit = (field: ItemField): number | undefined => {
   return at < 0 ? undefined : 2 ** (FIRST_ABSENT_BIT + at);
 };
 
+const EXTRA_TEXTS = EXTRA_TEXT_FIELDS.map((field) => ({ field, bit: extraPlainBit(field)! }));
+const READ_EXTRAS = READ_EXTRA_FIELDS.map((field) => ({ field, absentBit: extraAbsentBit(field)! }));
+
+function plainAttributes(attributes: Readonly<Record<string, string>>): boolean {
+  for (const key in attributes) if (ATTRIBUTE_WORK.test(key) || TEXT_WORK.test(attributes[key])) return false;
+  return true;
+}
+
 /** The YML bits. The absent bits are above 32 bits: they are added, never `|`-ed (which would cut the number to 32 bits). */
 function ymlMask(item: PriceItem): number {
   let mask = 0;
-  for (const field of EXTRA_TEXT_FIELDS) {
+  for (const { field, bit } of EXTRA_TEXTS) {
     const value = item[field];
-    if (value === null || !TEXT_WORK.test(value)) mask |= extraPlainBit(field)!;
+    if (value === null || !TEXT_WORK.test(value)) mask |= bit;
   }
-  if (item.attributes === null || Object.entries(item.attributes).every(([key, value]) => !ATTRIBUTE_WORK.test(key) && !TEXT_WORK.test(value))) mask |= ATTRIBUTES_PLAIN_BIT;
+  if (item.attributes === null || plainAttributes(item.attributes)) mask |= ATTRIBUTES_PLAIN_BIT;
   if (!ATTRIBUTE_WORK.test(item.offer_id)) mask |= OFFER_ID_PLAIN_BIT;
   let absent = 0;
-  for (const field of READ_EXTRA_FIELDS) if (item[field] === null) absent += extraAbsentBit(field)!;
+  for (const { field, absentBit } of READ_EXTRAS) if (item[field] === null) absent += absentBit;
   return mask + absent;
 }
 
@@ -102,26 +110,30 @@ export const jsonPlainBit = (field: string): number | undefined => {
  */
 const ANY_WORK = new RegExp(`[${COMMON_DELIMITERS.join('')}"\\\\\r\n${XML_REFERENCES.map(([c]) => c).join('')}${XML_ILLEGAL.join('')}]|^ | $`);
 
-/** Every CSV and XML bit of one stored text field (below bit 20: `|` reads them). */
-const allBitsOf = (field: StoredField): number => COMMON_DELIMITERS.reduce((bits, delimiter) => bits | quoteFreeBit(field, delimiter), xmlPlainBit(field)!);
-const ALL_BITS = new Map(TEXT_FIELDS.map((field) => [field, allBitsOf(field)]));
+/** Per stored text field, its CSV and XML bits (below bit 20: `|` reads them) and its JSON bit, worked out once. */
+const STORED_TEXTS = TEXT_FIELDS.map((field) => ({
+  field,
+  allBits: COMMON_DELIMITERS.reduce((bits, delimiter) => bits | quoteFreeBit(field, delimiter), xmlPlainBit(field)!),
+  xmlBit: xmlPlainBit(field)!,
+  jsonBit: jsonPlainBit(field)!,
+}));
 
 /** The CSV, XML and JSON bits of the stored texts; the JSON bits are added, being above 32 bits. */
 function storedTextMask(item: Pick<PriceItem, StoredField>): number {
   let mask = 0;
   let json = 0;
-  for (const field of TEXT_FIELDS) {
+  for (const { field, allBits, xmlBit, jsonBit } of STORED_TEXTS) {
     const value = item[field] as string | null;
     if (value === null) {
-      mask |= ALL_BITS.get(field)!;
+      mask |= allBits;
     } else if (!ANY_WORK.test(value)) {
-      mask |= ALL_BITS.get(field)!;
-      json += jsonPlainBit(field)!;
+      mask |= allBits;
+      json += jsonBit;
     } else {
       const quotedAnyway = ALWAYS_QUOTED.test(value);
       for (const delimiter of COMMON_DELIMITERS) if (!quotedAnyway && !value.includes(delimiter)) mask |= quoteFreeBit(field, delimiter);
-      if (!TEXT_WORK.test(value)) mask |= xmlPlainBit(field)!;
-      if (!JSON_WORK.test(value)) json += jsonPlainBit(field)!;
+      if (!TEXT_WORK.test(value)) mask |= xmlBit;
+      if (!JSON_WORK.test(value)) json += jsonBit;
     }
   }
   return mask + json;

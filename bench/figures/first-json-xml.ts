@@ -15,12 +15,16 @@
  * Goal ≥ 1.0×.
  *
  * `--formats json,xml,yml,csv` adds the CSV (CONTRACT's legacy columns); `--dialects postgresql` skips SQLite.
+ * On SQLite the goal's second half, "CSV/TSV and XLSX keep ≥ 2×", takes `--formats csv,tsv,xlsx`:
+ * CSV and TSV against `sqlite3 -csv` (as the issue measured), XLSX against libxlsxwriter (C,
+ * constant_memory) writing the same cells from the same rows (bench/references/xlsx-reference.c,
+ * built here with `cc`; needs Debian's libxlsxwriter-dev and libsqlite3-dev). Goal ≥ 2.0×.
  * `--categories N` spreads the items over N three-level category paths instead of 40 (a large
  * catalogue's tree: YML's offers look up each item's category id).
  *
  *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--quick] [--database-url postgres://…]
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { loadavg, tmpdir, availableParallelism } from 'node:os';
@@ -56,6 +60,8 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const command = ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')];
 const dir = mkdtempSync(join(tmpdir(), 'pe-bench-first-json-'));
 const LEGACY_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url';
+/** Formats whose SQLite figure is held to ≥ 2× its client (the issue: "CSV/TSV and XLSX keep ≥ 2×"). */
+const TWICE = new Set(['csv', 'tsv', 'xlsx']);
 /** The rows a format's export reads: YML's offers read `extra` too. */
 const selectFor = (format: string): string => `SELECT ${LEGACY_COLUMNS}${format === 'yml' ? ', extra' : ''} FROM price_items`;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -90,6 +96,14 @@ function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: num
   });
 }
 
+/** Compiles the XLSX reference into the scratch directory; its path. */
+function buildXlsxReference(): string {
+  const binary = join(dir, 'xlsx-reference');
+  const built = spawnSync('cc', ['-O2', '-o', binary, join(ROOT, 'bench/references/xlsx-reference.c'), '-lxlsxwriter', '-lsqlite3'], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`cannot build the XLSX reference (apt-get install libxlsxwriter-dev libsqlite3-dev): ${built.stderr || built.error}`);
+  return binary;
+}
+
 let served = 0;
 
 /** One first download of the format on a fresh server (a fresh render cache): seconds, bytes, the server's RSS growth. */
@@ -115,6 +129,12 @@ async function checkAnswer(format: string, databaseUrl: string, key: string): Pr
   const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
   try {
     const answer = await fetch(`${server.base}/api/export/latest?key=${key}&format=${format}`, { headers: { 'accept-encoding': 'identity' } });
+    if (format === 'xlsx') {
+      // A workbook is a ZIP; its cells are the XLSX tests' business (openpyxl, LibreOffice).
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      if (answer.status !== 200 || bytes.subarray(0, 2).toString('latin1') !== 'PK') throw new Error(`the xlsx answer is no workbook (${answer.status})`);
+      return;
+    }
     const text = await answer.text();
     // CSV: a header line, then a line per item (the bench items hold no line breaks).
     const items = format === 'json' ? (JSON.parse(text) as { items: unknown[] }).items.length
@@ -130,6 +150,8 @@ async function checkAnswer(format: string, databaseUrl: string, key: string): Pr
 interface Dialect {
   name: 'SQLite' | 'PostgreSQL';
   databaseUrl: string;
+  /** The goal's ratio for a format. */
+  goal(format: string): number;
   reference(format: string): string;
   /** The client's command line for the rows a format reads of a list. */
   client(listId: number, format: string): [string, string[]];
@@ -178,20 +200,30 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
     ours: rounds.ours,
     reference: rounds.reference,
     referenceName: dialect.reference(format),
-    goal: '≥ 1.0×',
-    met: median(ratios) >= 1,
+    goal: `≥ ${dialect.goal(format).toFixed(1)}×`,
+    met: median(ratios) >= dialect.goal(format),
     notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
   });
 }
 
 try {
   const sqliteFile = join(dir, 'bench.db');
-  if (DIALECTS.includes('sqlite')) await measure({
-    name: 'SQLite',
-    databaseUrl: `sqlite:${sqliteFile}`,
-    reference: (format) => `\`sqlite3 -json\` printing the same rows (legacy columns${format === 'yml' ? ' and extra' : ''}, publication order)`,
-    client: (listId, format) => ['sqlite3', ['-json', sqliteFile, `${selectFor(format)} WHERE price_list_id = ${listId} ORDER BY seq`]],
-  });
+  if (DIALECTS.includes('sqlite')) {
+    const xlsxReference = FORMATS.includes('xlsx') ? buildXlsxReference() : '';
+    // TSV against `-csv` too, as the issue measured it (`-tabs`, which quotes nothing, is the faster client).
+    const mode: Record<string, string> = { csv: '-csv', tsv: '-csv' };
+    await measure({
+      name: 'SQLite',
+      databaseUrl: `sqlite:${sqliteFile}`,
+      goal: (format) => (TWICE.has(format) ? 2 : 1),
+      reference: (format) =>
+        format === 'xlsx' ? 'libxlsxwriter (C, constant_memory) writing the same cells from the same rows (bench/references/xlsx-reference.c)'
+        : `\`sqlite3 ${mode[format] ?? '-json'}\` printing the same rows (legacy columns${format === 'yml' ? ' and extra' : ''}, publication order)`,
+      client: (listId, format) =>
+        format === 'xlsx' ? [xlsxReference, [sqliteFile, String(listId), join(dir, 'reference.xlsx')]]
+        : ['sqlite3', [mode[format] ?? '-json', sqliteFile, `${selectFor(format)} WHERE price_list_id = ${listId} ORDER BY seq`]],
+    });
+  }
   const pgAdmin = args['database-url'] ?? DEFAULT_PG_URL;
   if (!DIALECTS.includes('postgresql')) {
     console.log('PostgreSQL: not asked for (--dialects)');
@@ -201,6 +233,7 @@ try {
       await measure({
         name: 'PostgreSQL',
         databaseUrl: created.url,
+        goal: () => 1,
         reference: (format) => `\`psql -c "\\copy (SELECT the same rows${format === 'yml' ? ', extra too' : ''}) TO STDOUT"\` (text COPY)`,
         client: (listId, format) => ['psql', [created.url, '-X', '-q', '-c', `\\copy (${selectFor(format)} WHERE price_list_id = ${listId} ORDER BY seq) TO STDOUT`]],
       });

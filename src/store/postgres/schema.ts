@@ -279,9 +279,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     OR UPDATE OF id, version, published_at, item_count, available_count, currencies, category_ids, items_of ON price_lists
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION raise_key_lookup_generation();
   `,
-  // Which texts of an item need no CSV quoting or XML escaping, and which `extra` keys YML reads
-  // it lacks (store/quote-free.ts), as SQLite's column; NULL for rows published before: they
-  // take the full test. Nullable without a default: no table rewrite.
+  // Which texts of an item need no CSV quoting or XML or JSON escaping, and which `extra` keys
+  // YML reads it lacks (store/quote-free.ts), as SQLite's column; NULL for rows published before:
+  // they take the full test. Nullable without a default: no table rewrite.
   `
   ALTER TABLE price_items ADD COLUMN quote_free bigint;
   ALTER TABLE quarantined_items ADD COLUMN quote_free bigint;

@@ -241,7 +241,7 @@ export class CsvRecordSplitter {
   /** Ends the record at `end` in `text` (just after its LF, when `byLf`). */
   private endRecord(records: CsvRecord[], text: string, end: number, byLf: boolean): void {
     // Its bytes, LF excluded.
-    if (overUtf8Limit(this.recordBytesBefore, text.slice(this.recordStart, byLf ? end - 1 : end), this.maxRecordBytes)) throw new CsvRecordTooLong(this.lfs + 1);
+    if (overUtf8Limit(this.recordBytesBefore, text, this.maxRecordBytes, this.recordStart, byLf ? end - 1 : end)) throw new CsvRecordTooLong(this.lfs + 1);
     if (byLf) this.lfs++;
     const fields = this.fields;
     // A line with nothing on it is no record (a line holding "" is one).

@@ -16,12 +16,13 @@ export function sourceEncodingOf(name: string): SourceEncoding | null {
 }
 
 /**
- * Whether `bytesBefore` bytes and then `text` in UTF-8 are more than `limit` (MAX_LINE_BYTES).
- * A UTF-16 unit is at most 3 bytes of UTF-8, so a text too short to pass is not counted: the
- * readers check every record, and most are far below the limit.
+ * Whether `bytesBefore` bytes and then `text` (from `start` to `end`) in UTF-8 are more than
+ * `limit` (MAX_LINE_BYTES). A UTF-16 unit is at most 3 bytes of UTF-8, so a text too short to
+ * pass is neither counted nor cut out: the readers check every record, and most are far below
+ * the limit.
  */
-export function overUtf8Limit(bytesBefore: number, text: string, limit: number): boolean {
-  return bytesBefore + text.length * 3 > limit && bytesBefore + Buffer.byteLength(text) > limit;
+export function overUtf8Limit(bytesBefore: number, text: string, limit: number, start = 0, end = text.length): boolean {
+  return bytesBefore + (end - start) * 3 > limit && bytesBefore + Buffer.byteLength(text.slice(start, end)) > limit;
 }
 
 /**

@@ -12,6 +12,12 @@ import { XML_ATTRIBUTE_REFERENCES, XML_ILLEGAL, XML_REFERENCES } from './xml-tex
  * there and take the scan: a bit is only ever a shortcut to what the scan would find.
  */
 
+/** The bit of `field` among `fields`, whose bits start at `first`; undefined for another field. A power of two, not a shift: some are above bit 31. */
+const bitAmong = (fields: readonly string[], first: number) => (field: string): number | undefined => {
+  const at = fields.indexOf(field);
+  return at < 0 ? undefined : 2 ** (first + at);
+};
+
 /** The stored text fields, in the order of their bits. */
 export const TEXT_FIELDS = STORED_FIELDS.filter((field) => ITEM_FIELDS[field] === 'text');
 
@@ -39,10 +45,7 @@ const ATTRIBUTE_WORK = needsWork(XML_ATTRIBUTE_REFERENCES);
 const FIRST_XML_BIT = 16;
 
 /** The bit that says the stored text `field` needs no XML escaping; undefined for another field. */
-export const xmlPlainBit = (field: string): number | undefined => {
-  const at = (TEXT_FIELDS as readonly string[]).indexOf(field);
-  return at < 0 ? undefined : 1 << (FIRST_XML_BIT + at);
-};
+export const xmlPlainBit = bitAmong(TEXT_FIELDS, FIRST_XML_BIT);
 
 /*
  * YML (bits 20–26): what an offer leaves as it is: its `extra` texts (20–24), its attributes'
@@ -54,20 +57,16 @@ export const xmlPlainBit = (field: string): number | undefined => {
 const EXTRA_TEXT_FIELDS = ['picture', 'vendor', 'vendor_code', 'barcode', 'description'] as const;
 const FIRST_YML_BIT = 20;
 /** The bit that says the item's `field` (an `extra` text) needs no XML escaping; undefined for another field. */
-export const extraPlainBit = (field: ItemField): number | undefined => {
-  const at = (EXTRA_TEXT_FIELDS as readonly string[]).indexOf(field);
-  return at < 0 ? undefined : 1 << (FIRST_YML_BIT + at);
-};
+export const extraPlainBit = bitAmong(EXTRA_TEXT_FIELDS, FIRST_YML_BIT);
+/** The bit that says a stored or `extra` text `field` needs no XML text escaping (the offers' texts). */
+export const textPlainBit = (field: ItemField): number | undefined => xmlPlainBit(field) ?? extraPlainBit(field);
 export const ATTRIBUTES_PLAIN_BIT = 1 << (FIRST_YML_BIT + EXTRA_TEXT_FIELDS.length);
 export const OFFER_ID_PLAIN_BIT = ATTRIBUTES_PLAIN_BIT * 2;
 const READ_EXTRA_FIELDS = [...EXTRA_TEXT_FIELDS, 'category'] as const;
 /** The first bit after OFFER_ID_PLAIN_BIT's. */
 const FIRST_ABSENT_BIT = Math.log2(OFFER_ID_PLAIN_BIT) + 1;
-/** The bit that says the item has no `field`: above bit 30, so a power of two, not a shift (JavaScript shifts are 32-bit). */
-export const extraAbsentBit = (field: ItemField): number | undefined => {
-  const at = (READ_EXTRA_FIELDS as readonly string[]).indexOf(field);
-  return at < 0 ? undefined : 2 ** (FIRST_ABSENT_BIT + at);
-};
+/** The bit that says the item has no `field` (one of the `extra` keys an offer reads). */
+export const extraAbsentBit = bitAmong(READ_EXTRA_FIELDS, FIRST_ABSENT_BIT);
 
 const EXTRA_TEXTS = EXTRA_TEXT_FIELDS.map((field) => ({ field, bit: extraPlainBit(field)! }));
 const READ_EXTRAS = READ_EXTRA_FIELDS.map((field) => ({ field, absentBit: extraAbsentBit(field)! }));
@@ -98,11 +97,8 @@ function ymlMask(item: PriceItem): number {
  */
 const FIRST_JSON_BIT = FIRST_ABSENT_BIT + READ_EXTRA_FIELDS.length;
 const JSON_WORK = /["\\\u0000-\u001f]/;
-/** The bit that says the stored text `field` is not null and needs no JSON escaping; undefined for another field. Above bit 31: a power of two. */
-export const jsonPlainBit = (field: string): number | undefined => {
-  const at = (TEXT_FIELDS as readonly string[]).indexOf(field);
-  return at < 0 ? undefined : 2 ** (FIRST_JSON_BIT + at);
-};
+/** The bit that says the stored text `field` is not null and needs no JSON escaping; undefined for another field. */
+export const jsonPlainBit = bitAmong(TEXT_FIELDS, FIRST_JSON_BIT);
 
 /**
  * A stored text with none of these characters needs no quoting with any common delimiter and no

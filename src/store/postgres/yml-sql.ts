@@ -1,6 +1,6 @@
 import type { ItemField } from '../../model/price-item.js';
 import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
-import { ATTRIBUTES_PLAIN_BIT, extraPlainBit, OFFER_ID_PLAIN_BIT, xmlPlainBit } from '../quote-free.js';
+import { ATTRIBUTES_PLAIN_BIT, OFFER_ID_PLAIN_BIT, textPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES } from '../xml-text.js';
@@ -38,9 +38,6 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
   const element = (name: string, value: string): string => optional(`<${name}>`, value, `</${name}>\n`);
   // A param whose value is empty once escaped is left out, as the layout does.
   const paramElement = (name: string, value: string): string => optional(`<param name="${name}">`, value, '</param>\n');
-
-  // The quote_free bit (quote-free.ts) that says a stored or `extra` text needs no escaping.
-  const textPlainBit = (field: ItemField): number | undefined => xmlPlainBit(field) ?? extraPlainBit(field);
 
   const part = (p: YmlRecordPart): string => {
     switch (p.kind) {

@@ -1,7 +1,7 @@
 import type { ItemField } from '../../model/price-item.js';
 import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
-import { ATTRIBUTES_PLAIN_BIT, extraAbsentBit, extraPlainBit, OFFER_ID_PLAIN_BIT, xmlPlainBit } from '../quote-free.js';
+import { ATTRIBUTES_PLAIN_BIT, extraAbsentBit, OFFER_ID_PLAIN_BIT, textPlainBit } from '../quote-free.js';
 import { XML_ATTRIBUTE_REFERENCES, XML_REFERENCES } from '../xml-text.js';
 import { ConcatArgs } from './concat-args.js';
 import type { CompiledRecord } from './delimited-sql.js';
@@ -56,8 +56,7 @@ export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
   };
   const textField = (field: ItemField): string => {
     const value = read(field);
-    // A stored text field's quote_free bit, or an `extra` text's, says whether XML text leaves it as it is.
-    return text(value, xmlPlainBit(field) ?? extraPlainBit(field));
+    return text(value, textPlainBit(field));
   };
   // `open || value || close` is NULL, which concat() skips, when the value is NULL.
   const optional = (open: string, value: string, close: string): string => `(${bind(open)} || ${value} || ${bind(close)})`;

@@ -3,7 +3,7 @@ import type { DelimitedRecordSpec, RecordField } from '../model/delimited-record
 import { formatMoney } from '../model/money.js';
 import { isItemField, ITEM_FIELDS, type PriceItem } from '../model/price-item.js';
 import { DEFAULT_TABULAR_OPTIONS, type TabularOptions } from '../model/profile.js';
-import { escapeFormula } from './formula-escape.js';
+import { escapeFormula } from '../model/formula-escape.js';
 import { NO_ITEM, renderBuiltRecords, renderText, type TextLayout } from './text-writer.js';
 import type { ExportMeta, RecordSourceWriter } from '../model/export-writer.js';
 

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { profileColumns } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import { csvWriter, recordSpec, tsvWriter } from './delimited.js';
-import { escapeFormula } from './formula-escape.js';
+import { escapeFormula } from '../model/formula-escape.js';
 import { buildMeta, legacySample, plainItem, readFixture, renderToBuffer } from '../../test/support/format-items.js';
 import { xlsxWriter } from './xlsx/prices-writer.js';
 

@@ -5,7 +5,7 @@
 import type { ExportColumn } from '../../model/columns.js';
 import { formatMoney, type Cents } from '../../model/money.js';
 import type { PriceItem } from '../../model/price-item.js';
-import { escapeFormula } from '../formula-escape.js';
+import { escapeFormula } from '../../model/formula-escape.js';
 import type { SheetRows } from './sheet-xml.js';
 import { Style, type StyleId } from './styles.js';
 

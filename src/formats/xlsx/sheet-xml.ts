@@ -6,6 +6,9 @@
  * hold every distinct text of the sheet in memory until the end. Text is never a formula —
  * a formula lives in `<f>`, and we only ever write `<is><t>`, so `=HYPERLINK(…)` stays text.
  */
+import { textCellTail } from '../../model/sheet-row.js';
+
+export { MAX_CELL_TEXT } from '../../model/sheet-row.js';
 
 /**
  * Pending XML worth encoding, in UTF-16 units. Turning the string of many small pieces into
@@ -15,8 +18,6 @@
  */
 export const FLUSH_AT = 16 * 1024;
 
-/** Excel refuses a cell longer than this (Excel specifications and limits: 32,767 characters). */
-export const MAX_CELL_TEXT = 32_767;
 /** Excel's last column, XFD (Excel specifications and limits: 16,384 columns). */
 export const MAX_COLUMNS = 16_384;
 
@@ -32,20 +33,6 @@ export function columnLetter(index: number): string {
     COLUMN_LETTERS[index] = letters;
   }
   return letters;
-}
-
-// Anything that is not plain text for XML: markup characters, CR (an XML parser turns a raw CR
-// into LF, so it goes out as a character reference), characters XML 1.0 forbids (C0 controls,
-// lone surrogates, U+FFFE/U+FFFF), and `_xHHHH_`, which Excel reads as an escaped character
-// (ECMA-376 ST_Xstring) unless its underscore is itself escaped as `_x005F_`.
-const NEEDS_ESCAPING = /[&<>\r\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]|_x[0-9A-Fa-f]{4}_/;
-const ESCAPABLE = /[&<>\r]|_(?=x[0-9A-Fa-f]{4}_)|[^\t\n\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;', _: '_x005F_' };
-const replaceEscapable = (match: string): string => ESCAPES[match] ?? '';
-
-/** Text for a cell: markup escaped, CR kept, characters illegal in XML dropped. */
-export function escapeCellText(text: string): string {
-  return NEEDS_ESCAPING.test(text) ? text.replace(ESCAPABLE, replaceEscapable) : text;
 }
 
 const ATTRIBUTE_ESCAPABLE = /[&<>"'\t\n\r]|[^\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -65,16 +52,8 @@ export function escapeXmlText(text: string): string {
   return text.replace(ELEMENT_ESCAPABLE, (match) => ATTRIBUTE_ESCAPES[match] ?? '');
 }
 
-/** Cuts text to what a cell holds, without splitting a surrogate pair. */
-function fitCell(text: string): string {
-  if (text.length <= MAX_CELL_TEXT) return text;
-  const lastUnit = text.charCodeAt(MAX_CELL_TEXT - 1);
-  const end = lastUnit >= 0xd800 && lastUnit <= 0xdbff ? MAX_CELL_TEXT - 1 : MAX_CELL_TEXT;
-  return text.slice(0, end);
-}
-
 /** The fixed XML of a cell between its reference and its value, for one style. */
-interface CellOpenings {
+export interface CellOpenings {
   text: string;
   /** For text with leading or trailing white space, which Excel trims unless told not to. */
   textPreserved: string;
@@ -84,7 +63,7 @@ interface CellOpenings {
 
 // Built once per style and column, so that a cell is a handful of concatenations.
 const openings: CellOpenings[] = [];
-function openingsOf(style: number): CellOpenings {
+export function openingsOf(style: number): CellOpenings {
   let found = openings[style];
   if (found === undefined) {
     const s = style === 0 ? '' : ` s="${style}"`;
@@ -100,6 +79,9 @@ function openingsOf(style: number): CellOpenings {
 }
 const cellStarts: string[] = [];
 const cellStart = (column: number): string => (cellStarts[column] ??= `<c r="${columnLetter(column)}`);
+
+/** The end of a number or boolean cell. */
+export const VALUE_CELL_CLOSE = '</v></c>';
 
 /** Cells kept by `SheetRows.capture`: column, XML after the reference, column, …. */
 export interface CapturedCells {
@@ -156,6 +138,16 @@ export class SheetRows {
     this.xml += '</row>';
   }
 
+  /**
+   * Counts rows that went into the sheet as bytes of their own (a store's rows,
+   * model/sheet-row.ts) after the ones written here: the last is row `lastRow`, none wider than
+   * `columns`.
+   */
+  followedBy(lastRow: number, columns: number): void {
+    this.row = lastRow;
+    if (columns > this.widest) this.widest = columns;
+  }
+
   /** Leaves `count` cells empty. */
   skip(count = 1): this {
     this.column += count;
@@ -165,16 +157,14 @@ export class SheetRows {
   /** An inline string; empty text is an empty cell. */
   text(value: string, style = 0): this {
     if (value.length === 0) return this.skip();
-    const text = escapeCellText(fitCell(value));
     const open = openingsOf(style);
-    const edgeSpace = text.charCodeAt(0) <= 32 || text.charCodeAt(text.length - 1) <= 32;
-    return this.cell((edgeSpace ? open.textPreserved : open.text) + text + '</t></is></c>');
+    return this.cell(textCellTail(value, open.text, open.textPreserved));
   }
 
   /** A number; NaN and ±Infinity, which a cell cannot hold, leave it empty. */
   number(value: number, style = 0): this {
     if (!Number.isFinite(value)) return this.skip();
-    return this.cell(openingsOf(style).number + value + '</v></c>');
+    return this.cell(openingsOf(style).number + value + VALUE_CELL_CLOSE);
   }
 
   /**
@@ -183,12 +173,12 @@ export class SheetRows {
    * printing a double.
    */
   numberText(text: string, style = 0): this {
-    return this.cell(openingsOf(style).number + text + '</v></c>');
+    return this.cell(openingsOf(style).number + text + VALUE_CELL_CLOSE);
   }
 
   /** A TRUE/FALSE cell. */
   boolean(value: boolean, style = 0): this {
-    return this.cell(openingsOf(style).boolean + (value ? '1' : '0') + '</v></c>');
+    return this.cell(openingsOf(style).boolean + (value ? '1' : '0') + VALUE_CELL_CLOSE);
   }
 
   /**

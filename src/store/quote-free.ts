@@ -1,4 +1,5 @@
 import { ITEM_FIELDS, type ItemField, type PriceItem } from '../model/price-item.js';
+import { isPlainCellText, MAX_CELL_TEXT } from '../model/sheet-row.js';
 import { STORED_FIELDS, type StoredField } from './stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES, XML_ILLEGAL, XML_REFERENCES } from './xml-text.js';
 
@@ -100,6 +101,16 @@ const JSON_WORK = /["\\\u0000-\u001f]/;
 /** The bit that says the stored text `field` is not null and needs no JSON escaping; undefined for another field. */
 export const jsonPlainBit = bitAmong(TEXT_FIELDS, FIRST_JSON_BIT);
 
+/*
+ * XLSX (bits 37–40): which stored text fields, not null, a sheet cell holds as they are
+ * (isPlainCellText: not empty, nothing to escape, no white space at either end, not too long),
+ * so SQLite's sheet rows (sqlite/sheet-row-sql.ts) write them without calling back into
+ * JavaScript for the cell's text.
+ */
+const FIRST_CELL_BIT = FIRST_JSON_BIT + TEXT_FIELDS.length;
+/** The bit that says the stored text `field` is not null and a cell holds it as it is; undefined for another field. */
+export const cellPlainBit = bitAmong(TEXT_FIELDS, FIRST_CELL_BIT);
+
 /**
  * A stored text with none of these characters needs no quoting with any common delimiter and no
  * XML or JSON escaping: most texts are such, and take one test instead of ten (PostgreSQL's
@@ -113,30 +124,34 @@ const STORED_TEXTS = TEXT_FIELDS.map((field) => ({
   allBits: COMMON_DELIMITERS.reduce((bits, delimiter) => bits | quoteFreeBit(field, delimiter), xmlPlainBit(field)!),
   xmlBit: xmlPlainBit(field)!,
   jsonBit: jsonPlainBit(field)!,
+  cellBit: cellPlainBit(field)!,
 }));
 
-/** The CSV, XML and JSON bits of the stored texts; the JSON bits are added, being above 32 bits. */
+/** The CSV, XML, JSON and XLSX bits of the stored texts; the JSON and XLSX bits are added, being above 32 bits. */
 function storedTextMask(item: Pick<PriceItem, StoredField>): number {
   let mask = 0;
-  let json = 0;
-  for (const { field, allBits, xmlBit, jsonBit } of STORED_TEXTS) {
+  let high = 0;
+  for (const { field, allBits, xmlBit, jsonBit, cellBit } of STORED_TEXTS) {
     const value = item[field] as string | null;
     if (value === null) {
       mask |= allBits;
     } else if (!ANY_WORK.test(value)) {
       mask |= allBits;
-      json += jsonBit;
+      high += jsonBit;
+      // Without ANY_WORK's characters, only its length or an `_xHHHH_` keeps a text out of a cell as it is.
+      if (value.length > 0 && value.length <= MAX_CELL_TEXT && (!value.includes('_x') || isPlainCellText(value))) high += cellBit;
     } else {
       const quotedAnyway = ALWAYS_QUOTED.test(value);
       for (const delimiter of COMMON_DELIMITERS) if (!quotedAnyway && !value.includes(delimiter)) mask |= quoteFreeBit(field, delimiter);
       if (!TEXT_WORK.test(value)) mask |= xmlBit;
-      if (!JSON_WORK.test(value)) json += jsonBit;
+      if (!JSON_WORK.test(value)) high += jsonBit;
+      if (isPlainCellText(value)) high += cellBit;
     }
   }
-  return mask + json;
+  return mask + high;
 }
 
-/** An item's `quote_free` value (37 bits: an INTEGER in SQLite, a bigint in PostgreSQL). */
+/** An item's `quote_free` value (41 bits: an INTEGER in SQLite, a bigint in PostgreSQL). */
 export function quoteFree(item: PriceItem): number {
   // The masks' bits are apart, some above 32 bits: they are added, since `|` would cut them off.
   return storedTextMask(item) + ymlMask(item);

@@ -26,5 +26,6 @@ export function canBuildRecords(spec: RecordSpec): boolean {
   if (spec.format === 'yml') {
     return spec.parts.every((part) => !('field' in part) || isStoredField(part.field) || isExtraField(part.field));
   }
-  return (spec.format === 'delimited' ? spec.fields : spec.parts).every((part) => part.kind === 'literal' || isStoredField(part.field));
+  const parts = spec.format === 'delimited' ? spec.fields : spec.format === 'sheet-row' ? spec.cells : spec.parts;
+  return parts.every((part) => part.kind === 'literal' || isStoredField(part.field));
 }

@@ -5,7 +5,9 @@ import ExcelJS from 'exceljs';
 import { XMLValidator } from 'fast-xml-parser';
 import { LEGACY_COLUMNS, profileColumns, type ExportColumn } from '../../model/columns.js';
 import type { PriceItem } from '../../model/price-item.js';
-import { XLSX_CONTENT_TYPE, xlsxWriter } from './prices-writer.js';
+import { lastRowNumber, sheetRowSpec, XLSX_CONTENT_TYPE, xlsxWriter } from './prices-writer.js';
+import type { RecordReader } from '../../model/record-spec.js';
+import { MAX_ROWS } from './table-sheets.js';
 import { MAX_CELL_TEXT } from './sheet-xml.js';
 import {
   collect,
@@ -208,6 +210,66 @@ describe('xlsxWriter', () => {
         throw new Error('database went away');
       }
       await assert.rejects(collect(xlsxWriter.render(source(), makeMeta([]))), /database went away/);
+    });
+  });
+
+  describe('rows a store builds (store/sheet-rows.contract.test.ts holds them to these rows)', () => {
+    it('describes each column as the cell writeColumnCell writes', () => {
+      const spec = sheetRowSpec(LEGACY_COLUMNS, false)!;
+      assert.equal(spec.firstRow, 2);
+      assert.deepEqual(spec.cells.map((cell) => [cell.column, cell.kind]), [
+        ['A', 'text'], ['B', 'text'], ['C', 'money'], ['D', 'money'], ['E', 'text'], ['F', 'boolean'], ['G', 'integer'], ['H', 'text'],
+      ]);
+      assert.deepEqual(spec.cells[2], { kind: 'money', field: 'price', column: 'C', open: '" s="2"><v>', close: '</v></c>' });
+      const constant = sheetRowSpec(profileColumns([{ field: 'offer_id', title: 'id' }, { value: '=1', title: 'c' }]), true)!;
+      assert.deepEqual(constant.cells[1], { kind: 'literal', column: 'B', tail: `" t="inlineStr"><is><t>'=1</t></is></c>` });
+      assert.equal(constant.escapeFormulas, true);
+    });
+
+    it('is no spec for an attribute, or for a header whose last column is empty', () => {
+      assert.equal(sheetRowSpec(PROFILE, false), null);
+      assert.equal(sheetRowSpec(profileColumns([{ field: 'name', title: 'n' }, { field: 'price', title: '' }]), false), null);
+    });
+
+    it("puts a store's rows after the header and filters down to its last row", async () => {
+      const rows = '<row r="2"><c r="A2" t="inlineStr"><is><t>X-1</t></is></c></row><row r="3"><c r="A3" t="inlineStr"><is><t>X-2</t></is></c></row>';
+      const records: RecordReader = async function* () {
+        yield Buffer.from(rows);
+      };
+      const bytes = await collect(xlsxWriter.render(inBatches([]), makeMeta([]), records));
+      const sheet = unzip(bytes).get('xl/worksheets/sheet1.xml')!;
+      assert.ok(sheet.includes(`<c r="H1" s="1" t="inlineStr"><is><t>url</t></is></c></row>${rows}</sheetData><autoFilter ref="A1:H3"/>`));
+      assert.equal(lastRowNumber(Buffer.from(rows)), 3);
+      assert.throws(() => lastRowNumber(Buffer.from('<c r="A2"/>')), /end with no row/);
+    });
+
+    it('asks the store only for a list that fits one sheet', async () => {
+      let asked = 0;
+      const records: RecordReader = () => {
+        asked += 1;
+        return null;
+      };
+      const items = sampleItems();
+      await collect(xlsxWriter.render(inBatches(items), makeMeta(items), records));
+      assert.equal(asked, 1);
+      const huge = { ...makeMeta(items), priceList: { ...makeMeta(items).priceList, itemCount: MAX_ROWS } };
+      await collect(xlsxWriter.render(inBatches(items), huge, records));
+      assert.equal(asked, 1, 'a list that may need a second sheet takes the JavaScript rows');
+    });
+
+    it("stops reading the store's rows when the consumer stops", async () => {
+      let closed = false;
+      const records: RecordReader = async function* () {
+        try {
+          for (let row = 2; ; row++) yield Buffer.from(`<row r="${row}">${'<c r="A1"/>'.repeat(5000)}</row>`);
+        } finally {
+          closed = true;
+        }
+      };
+      let chunks = 0;
+      for await (const _ of xlsxWriter.render(inBatches([]), makeMeta([]), records)) if (++chunks >= 5) break;
+      for (let i = 0; i < 50 && !closed; i++) await tick();
+      assert.ok(closed, 'the rows were closed (the page queries stop)');
     });
   });
 

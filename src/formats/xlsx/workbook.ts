@@ -23,7 +23,9 @@ export interface SheetSpec {
   /**
    * Writes the sheet's rows into `rows`, yielding whenever what it wrote so far may go out:
    * when `rows.full` says so, and after each batch. Memory holds only what was written
-   * between two yields. Called once, when the archive reaches this sheet.
+   * between two yields. A yielded Uint8Array is sheet XML of its own (rows a store built,
+   * counted with `rows.followedBy`), which goes out after what `rows` holds. Called once,
+   * when the archive reaches this sheet.
    */
   write(rows: SheetRows): AsyncIterable<unknown>;
   /**
@@ -58,7 +60,7 @@ const SHEET_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spread
 const INVALID_SHEET_NAME = /[:\\/?*[\]]/;
 
 const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
-async function* once(text: () => string): AsyncGenerator<Buffer> {
+async function* once(text: () => string): AsyncGenerator<Uint8Array> {
   yield utf8(text());
 }
 
@@ -151,7 +153,7 @@ export function renderWorkbook(sheets: readonly SheetSpec[], options: WorkbookOp
   checkSheetNames(sheets);
   const filters: (string | null)[] = sheets.map(() => null);
 
-  async function* sheetXml(index: number): AsyncGenerator<Buffer> {
+  async function* sheetXml(index: number): AsyncGenerator<Uint8Array> {
     const sheet = sheets[index]!;
     yield utf8(sheetHeadXml(sheet, index === 0));
     const rows = new SheetRows();
@@ -159,16 +161,33 @@ export function renderWorkbook(sheets: readonly SheetSpec[], options: WorkbookOp
     // zip's five streams whatever its size, and 16k chunks cost a sixth of the main thread.
     let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     let used = 0;
-    for await (const _ of sheet.write(rows)) {
-      if (!rows.full) continue;
+    /** Encodes what `rows` holds into the chunk; the chunk so far when it must go out first. */
+    const encode = (): Buffer | null => {
       const xml = rows.take();
       const worst = xml.length * 3; // UTF-8 bytes of one UTF-16 unit, at most
+      let full: Buffer | null = null;
       if (used + worst > chunk.length) {
-        if (used > 0) yield chunk.subarray(0, used);
+        if (used > 0) full = chunk.subarray(0, used);
         chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, worst));
         used = 0;
       }
       used += chunk.write(xml, used);
+      return full;
+    };
+    for await (const piece of sheet.write(rows)) {
+      if (piece instanceof Uint8Array) {
+        // Rows made elsewhere, as bytes (a store's, model/sheet-row.ts): what was written before goes first.
+        const full = encode();
+        if (full) yield full;
+        if (used > 0) yield chunk.subarray(0, used);
+        chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+        used = 0;
+        yield piece;
+        continue;
+      }
+      if (!rows.full) continue;
+      const full = encode();
+      if (full) yield full;
     }
     if (used > 0) yield chunk.subarray(0, used);
     let tail = `${rows.take()}</sheetData>`;

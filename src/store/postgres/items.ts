@@ -30,6 +30,9 @@ const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}, quote_free`;
 
 /** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */
 export class PostgresItems implements DialectItems {
+  /** Not XLSX rows: their numbers follow the rows a filter keeps, which COPY's one expression per row does not count. */
+  readonly recordFormats: ReadonlySet<RecordSpec['format']> = new Set(['delimited', 'json', 'xml', 'yml'] as const);
+
   constructor(private readonly c: PostgresConnection) {}
 
   /**
@@ -138,6 +141,8 @@ function compilePgAny(spec: RecordSpec): PgRecord {
       return { expression: compilePgXmlRecord(spec), join: null };
     case 'yml':
       return compilePgYmlRecord(spec);
+    case 'sheet-row':
+      throw new Error('PostgreSQL builds no sheet rows (recordFormats)');
   }
 }
 

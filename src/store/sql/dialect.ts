@@ -134,6 +134,8 @@ export interface DialectItems {
    */
   settle?(draftId: number): Promise<void>;
   read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]>;
-  /** Only for a spec every field of which is a column (stored-fields.ts). */
+  /** The kinds of record `render` builds (RecordSpec's `format`). */
+  readonly recordFormats: ReadonlySet<RecordSpec['format']>;
+  /** Only for a spec of recordFormats every field of which is a column (stored-fields.ts). */
   render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
 }

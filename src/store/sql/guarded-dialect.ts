@@ -10,6 +10,7 @@ export function guardedDialect(d: SqlDialect): SqlDialect {
     background: d.background ? (query) => d.background!(query).catch(rethrowStoreError) : undefined,
     migrate: () => d.migrate().catch(rethrowStoreError),
     items: {
+      recordFormats: d.items.recordFormats,
       append: (draftId, items) => d.items.append(draftId, items).catch(rethrowStoreError),
       settle: d.items.settle ? (draftId) => d.items.settle!(draftId).catch(rethrowStoreError) : undefined,
       read: (listId, options) => guardedIterable(d.items.read(listId, options)),

@@ -47,6 +47,6 @@ export class SqlPriceListRepository implements PriceListRepository {
   }
 
   renderRecords(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> | null {
-    return canBuildRecords(spec) ? this.d.items.render(priceListId, spec, options) : null;
+    return this.d.items.recordFormats.has(spec.format) && canBuildRecords(spec) ? this.d.items.render(priceListId, spec, options) : null;
   }
 }

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { keyLookupSignal } from './change-signal.js';
+import { registerSheetRowFunctions } from './sheet-row-sql.js';
 import { SqliteItems } from './items.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { SqlitePublicationFeed } from './publication-feed.js';
@@ -47,6 +48,8 @@ export class SqliteDialect implements SqlDialect {
     // read() call. Measured on the changes feed's 10,000 look-up pairs in a 1M-item list
     // (bench/figures/changes.ts): 250 ms → 150 ms. Address space only; the OS keeps the pages.
     this.db.pragma('mmap_size = 2147418112');
+    // An in-memory database builds its XLSX rows on this connection (sheet-row-sql.ts).
+    registerSheetRowFunctions(this.db);
     this.keyLookups = new KeyLookupCache(keyLookupSignal(this.db, path));
     this.path = path;
     // Worker threads need a file to open; an in-memory database builds its pages here.

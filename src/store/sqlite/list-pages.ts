@@ -23,14 +23,22 @@ export interface PageRunner {
   runHere(sql: string, values: Record<string, unknown>): unknown;
 }
 
-/** The value of each page of `list` between its first and last position, in order; null pages (no rows) are skipped. */
-export async function* listPages<T>(runner: PageRunner, list: number, bounds: readonly [number | null, number | null], query: PageQuery): AsyncGenerator<T> {
+/** A page's query, asked for each page as it is sent out, in order. */
+export type PageQueryOf = (from: number, to: number) => PageQuery;
+
+/**
+ * The value of each page of `list` between its first and last position, in order; null pages (no
+ * rows) are skipped. `query` may be one query for every page, or made for each page in turn.
+ */
+export async function* listPages<T>(runner: PageRunner, list: number, bounds: readonly [number | null, number | null], query: PageQuery | PageQueryOf): AsyncGenerator<T> {
   const [first, last] = bounds;
   if (first === null || last === null) return;
+  const queryOf = typeof query === 'function' ? query : () => query;
   const page = (from: number, to: number): Promise<T | null> => {
-    const values = { ...query.params, list, from, to };
-    if (!runner.workers) return Promise.resolve(runner.runHere(query.sql, values) as T | null);
-    const made = runner.workers.run(query.sql, values) as Promise<T | null>;
+    const { sql, params } = queryOf(from, to);
+    const values = { ...params, list, from, to };
+    if (!runner.workers) return Promise.resolve(runner.runHere(sql, values) as T | null);
+    const made = runner.workers.run(sql, values) as Promise<T | null>;
     // Pages made ahead may fail while an earlier one is awaited: handled here, thrown when their turn comes.
     made.catch(() => undefined);
     return made;

@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { registerSheetRowFunctions } from './sheet-row-sql.js';
 import type { PageTask, ThreadReply } from './store-threads.js';
 
 const db = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
@@ -13,6 +14,7 @@ db.pragma('busy_timeout = 10000');
 // cache again; mapped, they cost no read() and no copy. 100k CSV records on a fresh connection:
 // 61.1 → 54.0 ms of SQLite work (bench/RESULTS.md, "2026-11-26, night").
 db.pragma('mmap_size = 2147418112');
+registerSheetRowFunctions(db);
 const statements = new Map<string, Database.Statement>();
 
 parentPort!.on('message', (task: PageTask) => {

@@ -9,7 +9,11 @@ import type { PageWorkers } from './store-threads.js';
 /** Positions per page: ~300 KiB of CSV records or ~1 MiB of JSON rows, ~3 ms of SQLite work. */
 export const POSITIONS_PER_PAGE = 5000;
 /** The first page is small, so the first bytes of an export go out after ~1 ms of SQLite work. */
-const FIRST_PAGE_POSITIONS = 1000;
+export const FIRST_PAGE_POSITIONS = 1000;
+
+/** The index of the page (listPages') that holds position `seq` of a list whose first position is `first`. */
+export const pageIndexSql = (seq: string, first: string): string =>
+  `CASE WHEN ${seq} < ${first} + ${FIRST_PAGE_POSITIONS} THEN 0 ELSE 1 + (${seq} - ${first} - ${FIRST_PAGE_POSITIONS}) / ${POSITIONS_PER_PAGE} END`;
 
 export interface PageQuery {
   /** One row, one column; sees `@list`, `@from` and `@to` (positions from ≤ seq < to) besides `params`. */
@@ -21,6 +25,11 @@ export interface PageRunner {
   /** The page threads, or null to run the queries on this thread (an in-memory database). */
   workers: PageWorkers | null;
   runHere(sql: string, values: Record<string, unknown>): unknown;
+}
+
+/** One value of a query, on a page thread (or here, for an in-memory database). */
+export function pageThreadValue<T>(runner: PageRunner, sql: string, values: Record<string, unknown>): Promise<T> {
+  return runner.workers ? (runner.workers.run(sql, values) as Promise<T>) : Promise.resolve(runner.runHere(sql, values) as T);
 }
 
 /** A page's query, asked for each page as it is sent out, in order. */

@@ -9,11 +9,10 @@ import type { PageTask, ThreadReply } from './store-threads.js';
 
 const db = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
-// Memory-mapped, as the main connection (dialect.ts): a page query reads a list's pages in order,
-// and a connection's own cache (2 MiB) holds few of a large list's, so most come from the OS
-// cache again; mapped, they cost no read() and no copy. 100k CSV records on a fresh connection:
-// 61.1 → 54.0 ms of SQLite work (bench/RESULTS.md, "2026-11-26, night").
-db.pragma('mmap_size = 2147418112');
+// Not memory-mapped, unlike the main connection: mapped, every page of a list an export reads
+// counts in the process's RSS (+136–217 MiB of file-backed pages for a 1M-item export), for
+// SQLite work ~11 % shorter alone and no difference over HTTP beyond noise (bench/RESULTS.md,
+// "2026-11-26, evening").
 registerSheetRowFunctions(db);
 const statements = new Map<string, Database.Statement>();
 

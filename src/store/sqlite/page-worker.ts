@@ -12,7 +12,7 @@ db.pragma('busy_timeout = 10000');
 // Not memory-mapped, unlike the main connection: mapped, every page of a list an export reads
 // counts in the process's RSS (+136–217 MiB of file-backed pages for a 1M-item export), for
 // SQLite work ~11 % shorter alone and no difference over HTTP beyond noise (bench/RESULTS.md,
-// "2026-11-26, evening").
+// "2026-11-26, later night").
 registerSheetRowFunctions(db);
 const statements = new Map<string, Database.Statement>();
 

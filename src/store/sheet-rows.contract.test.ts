@@ -35,14 +35,18 @@ for (const dialect of DIALECTS) {
   let testDb: TestDatabase;
   let db: Database;
   const built = builtRecords(() => db);
+  /** A new database of this dialect for the suite it is called in. */
+  const withDatabase = () => {
+    before(async () => {
+      testDb = await createTestDatabase(dialect);
+      db = testDb.db;
+    });
+    after(async () => testDb.drop());
+  };
 
   if (dialect === 'postgres') {
     describe('XLSX rows (postgres)', () => {
-      before(async () => {
-        testDb = await createTestDatabase(dialect);
-        db = testDb.db;
-      });
-      after(async () => testDb.drop());
+      withDatabase();
 
       it('are declined: its XLSX takes the JavaScript rows', async () => {
         const { items } = legacySample();
@@ -64,11 +68,7 @@ for (const dialect of DIALECTS) {
   }
 
   describe('XLSX rows built by the database (sqlite)', () => {
-    before(async () => {
-      testDb = await createTestDatabase(dialect);
-      db = testDb.db;
-    });
-    after(async () => testDb.drop());
+    withDatabase();
 
     it('the legacy sample gives the JavaScript workbook, filtered too', async () => {
       const { items } = legacySample();

@@ -122,6 +122,15 @@ for (const dialect of DIALECTS) {
       for (const onlyAvailable of [false, true]) await sameWorkbook(items, buildMeta(items), onlyAvailable);
     });
 
+    it('a profile of 130 columns (past column Z and the function argument limits) gives the JavaScript workbook', async () => {
+      const fields = ['offer_id', 'name', 'price', 'old_price', 'currency', 'available', 'quantity', 'url'];
+      const columns: ProfileColumn[] = Array.from({ length: 130 }, (_, i) =>
+        i % 5 === 4 ? { value: `c${i}`, title: `c${i}` } : { field: fields[i % fields.length], title: `f${i}` },
+      );
+      const items = [plainItem({ offer_id: 'W-1', name: 'a & "b"', old_price: 5, quantity: 3 }), plainItem({ offer_id: 'W-2', url: ' u' })];
+      await sameWorkbook(items, buildMeta(items, { columns: profileColumns(columns) }));
+    });
+
     it('numbers rows after positions that hold none (items held back from a version)', async () => {
       const items = Array.from({ length: 7_000 }, (_, i) => plainItem({ offer_id: `G-${i}`, name: `n ${i}`, price: i }));
       const listId = await built.publish(items);

@@ -179,9 +179,11 @@ export function renderWorkbook(sheets: readonly SheetSpec[], options: WorkbookOp
         // Rows made elsewhere, as bytes (a store's, model/sheet-row.ts): what was written before goes first.
         const full = encode();
         if (full) yield full;
-        if (used > 0) yield chunk.subarray(0, used);
-        chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-        used = 0;
+        if (used > 0) {
+          yield chunk.subarray(0, used);
+          chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+          used = 0;
+        }
         yield piece;
         continue;
       }

@@ -30,7 +30,11 @@ const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}, quote_free`;
 
 /** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */
 export class PostgresItems implements DialectItems {
-  /** Not XLSX rows: their numbers follow the rows a filter keeps, which COPY's one expression per row does not count. */
+  /**
+   * Not XLSX rows: PostgreSQL's XLSX takes the writer's JavaScript rows. SQLite hands the texts
+   * that need work in a cell to the writer's own rule, a JavaScript function; here that rule
+   * (Excel's `_xHHHH_`, a cut in UTF-16 units) would need an SQL copy of its own.
+   */
   readonly recordFormats: ReadonlySet<RecordSpec['format']> = new Set(['delimited', 'json', 'xml', 'yml'] as const);
 
   constructor(private readonly c: PostgresConnection) {}

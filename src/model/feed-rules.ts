@@ -1,6 +1,7 @@
 import type { ExportColumn } from './columns.js';
 import { formatMoney } from './money.js';
 import type { PriceItem } from './price-item.js';
+import { MAX_CELL_TEXT } from './sheet-row.js';
 
 /*
  * The feed check's rules (CONTRACT §14): known limits of each target, as pure functions over
@@ -96,8 +97,8 @@ export function validGtin(code: string): boolean {
   return (10 - (sum % 10)) % 10 === Number(code[code.length - 1]);
 }
 
-/** Excel's limits: 32,767 characters in a cell, 1,048,576 rows a sheet (one is the header). */
-export const XLSX_MAX_CELL_TEXT = 32_767;
+/** Excel's limits: 32,767 characters in a cell (the XLSX writer's own), 1,048,576 rows a sheet (one is the header). */
+export const XLSX_MAX_CELL_TEXT = MAX_CELL_TEXT;
 export const XLSX_MAX_DATA_ROWS = 1_048_575;
 
 const YML_RULES: FeedRules = {

@@ -10,7 +10,7 @@ import type { PageTask, ThreadReply } from './store-threads.js';
 const db = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
 // Not memory-mapped, unlike the main connection: mapped, every page of a list an export reads
-// counts in the process's RSS (+136–217 MiB of file-backed pages for a 1M-item export), for
+// counts in the process's RSS (+166–219 MiB of file-backed pages for a 1M-item export), for
 // SQLite work ~11 % shorter alone and no difference over HTTP beyond noise (bench/RESULTS.md,
 // "2026-11-26, later night").
 registerSheetRowFunctions(db);

@@ -12,7 +12,10 @@ import { compilePgJsonRecord } from './json-sql.js';
 import { compilePgXmlRecord } from './xml-sql.js';
 import { compilePgYmlRecord } from './yml-sql.js';
 import { CopyRecordsQuery } from './copy-out.js';
-import { recordPages } from './record-pages.js';
+import { pageIndexSql, recordPages } from './record-pages.js';
+import { compilePgSheetRow, fillTextCells } from './sheet-row-sql.js';
+import type { SheetRowSpec } from '../../model/sheet-row.js';
+import { STORED_FIELDS } from '../stored-fields.js';
 
 /** What the item paths use of the dialect's pool. */
 export interface PostgresConnection {
@@ -30,12 +33,7 @@ const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}, quote_free`;
 
 /** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */
 export class PostgresItems implements DialectItems {
-  /**
-   * Not XLSX rows: PostgreSQL's XLSX takes the writer's JavaScript rows. SQLite hands the texts
-   * that need work in a cell to the writer's own rule, a JavaScript function; here that rule
-   * (Excel's `_xHHHH_`, a cut in UTF-16 units) would need an SQL copy of its own.
-   */
-  readonly recordFormats: ReadonlySet<RecordSpec['format']> = new Set(['delimited', 'json', 'xml', 'yml'] as const);
+  readonly recordFormats: ReadonlySet<RecordSpec['format']> = new Set(['delimited', 'json', 'xml', 'yml', 'sheet-row'] as const);
 
   constructor(private readonly c: PostgresConnection) {}
 
@@ -109,6 +107,10 @@ export class PostgresItems implements DialectItems {
   }
 
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
+    if (spec.format === 'sheet-row') {
+      yield* this.sheetRows(priceListId, spec, options);
+      return;
+    }
     // COPY takes no bound parameters: the compilers write the profile's texts as literals.
     const { expression, join } = compilePgAny(spec);
     // Pages are ranges of positions, as SQLite's (sqlite/list-pages.ts), not keyset pages with a
@@ -127,6 +129,49 @@ export class PostgresItems implements DialectItems {
     yield* recordPages(rows[0], (from, to) => this.copyRecords(page(from, to)));
   }
 
+  /**
+   * XLSX rows, numbered from the spec's first row on in publication order, as SQLite numbers
+   * them (sqlite/items.ts): by position when every position of the list holds a row and no
+   * filter applies, else from one grouped count that gives each page its first row, a page with
+   * gaps numbering its rows with row_number(). The texts the server marks are made into cells
+   * here (sheet-row-sql.ts).
+   */
+  private async *sheetRows(priceListId: number, spec: SheetRowSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
+    const list = sqlInteger(priceListId);
+    const filter = options.onlyAvailable ? 'AND available' : '';
+    const query = async (text: string) => (await this.c.pool.query<unknown[]>(this.c.timed({ text, rowMode: 'array' }))).rows;
+    const [[first, last, rowCount]] = (await query(
+      `SELECT min(seq), max(seq), count(*) FROM price_items WHERE price_list_id = ${list} ${filter}`,
+    )) as [number | null, number | null, string][];
+    if (first === null || last === null) return;
+    const expression = compilePgSheetRow(spec);
+    const page = (from: number, to: number, rowNumber: string) =>
+      `COPY (SELECT ${expression} FROM (SELECT ${STORED_FIELDS.join(', ')}, quote_free, seq, ${rowNumber} AS sheet_row FROM price_items
+               WHERE price_list_id = ${list} AND seq >= ${sqlInteger(from)} AND seq < ${sqlInteger(to)} ${filter}) AS r
+             ORDER BY seq) TO STDOUT (FORMAT binary)`;
+    const read = async (sql: string) => (await this.copyRecords(sql)).map((records) => fillTextCells(records, spec));
+    // Every position holds a row (count over the positions' span, the filter included): numbered by position.
+    if (Number(rowCount) === last - first + 1) {
+      const offset = sqlInteger(first - spec.firstRow);
+      yield* recordPages([first, last], (from, to) => read(page(from, to, `seq - ${offset}`)));
+      return;
+    }
+    const counts = new Map(
+      ((await query(
+        `SELECT ${pageIndexSql('seq', sqlInteger(first))} AS page, count(*) FROM price_items WHERE price_list_id = ${list} ${filter} GROUP BY 1`,
+      )) as [number, string][]).map(([index, rows]) => [Number(index), Number(rows)]),
+    );
+    let index = 0;
+    let nextRow = spec.firstRow;
+    yield* recordPages([first, last], (from, to) => {
+      const rows = counts.get(index++) ?? 0;
+      const firstRow = nextRow;
+      nextRow += rows;
+      const rowNumber = rows === Math.min(to, last + 1) - from ? `seq - ${sqlInteger(from - firstRow)}` : `row_number() OVER (ORDER BY seq) + ${sqlInteger(firstRow - 1)}`;
+      return read(page(from, to, rowNumber));
+    });
+  }
+
   /** The records of one page: the server's C code builds and sends each (copy-out.ts); no per-page aggregate, no result row to decode. */
   private async copyRecords(sql: string): Promise<Buffer[]> {
     const records = await this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(sql))).records);
@@ -134,8 +179,8 @@ export class PostgresItems implements DialectItems {
   }
 }
 
-/** A spec of any format as one PostgreSQL expression per record, its texts as literals, and a join the expression needs. */
-function compilePgAny(spec: RecordSpec): PgRecord {
+/** A spec of any format but the numbered sheet rows as one PostgreSQL expression per record, its texts as literals, and a join the expression needs. */
+function compilePgAny(spec: Exclude<RecordSpec, SheetRowSpec>): PgRecord {
   switch (spec.format) {
     case 'delimited':
       return { expression: compilePgRecord(spec), join: null };
@@ -145,8 +190,6 @@ function compilePgAny(spec: RecordSpec): PgRecord {
       return { expression: compilePgXmlRecord(spec), join: null };
     case 'yml':
       return compilePgYmlRecord(spec);
-    case 'sheet-row':
-      throw new Error('PostgreSQL builds no sheet rows (recordFormats)');
   }
 }
 

@@ -8,6 +8,8 @@
  * at a time, and would hold its connection and snapshot as long as the slowest consumer.)
  */
 
+import { pageIndexSql as sharedPageIndexSql } from '../page-index-sql.js';
+
 /** Positions per page: ~1 MiB of JSON records, ~10 ms of the server's work. */
 export const POSITIONS_PER_PAGE = 5000;
 /** The first page is small, so the first bytes of an export go out after ~2 ms of the server's work. */
@@ -19,6 +21,9 @@ export const FIRST_PAGE_POSITIONS = 1000;
  * bench/RESULTS.md, "night"). As many connections as the paged queries before COPY held.
  */
 export const PAGES_IN_FLIGHT = 2;
+
+/** The index of recordPages' page that holds position `seq` of a list whose first position is `first`. */
+export const pageIndexSql = (seq: string, first: string): string => sharedPageIndexSql(seq, first, FIRST_PAGE_POSITIONS, POSITIONS_PER_PAGE);
 
 /** Reads the records of positions from ≤ seq < to; an empty array when none are there. */
 export type PageReader = (from: number, to: number) => Promise<readonly Uint8Array[]>;

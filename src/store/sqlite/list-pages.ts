@@ -1,3 +1,4 @@
+import { pageIndexSql as sharedPageIndexSql } from '../page-index-sql.js';
 import type { PageWorkers } from './store-threads.js';
 
 /*
@@ -11,9 +12,8 @@ export const POSITIONS_PER_PAGE = 5000;
 /** The first page is small, so the first bytes of an export go out after ~1 ms of SQLite work. */
 export const FIRST_PAGE_POSITIONS = 1000;
 
-/** The index of the page (listPages') that holds position `seq` of a list whose first position is `first`. */
-export const pageIndexSql = (seq: string, first: string): string =>
-  `CASE WHEN ${seq} < ${first} + ${FIRST_PAGE_POSITIONS} THEN 0 ELSE 1 + (${seq} - ${first} - ${FIRST_PAGE_POSITIONS}) / ${POSITIONS_PER_PAGE} END`;
+/** The index of listPages' page that holds position `seq` of a list whose first position is `first`. */
+export const pageIndexSql = (seq: string, first: string): string => sharedPageIndexSql(seq, first, FIRST_PAGE_POSITIONS, POSITIONS_PER_PAGE);
 
 export interface PageQuery {
   /** One row, one column; sees `@list`, `@from` and `@to` (positions from ≤ seq < to) besides `params`. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { specTextCellTail, TEXT_CELL_CLOSE, type SheetRowCell, type SheetRowSpec } from '../../model/sheet-row.js';
+import { FORMULA_STARTS_SQL } from '../formula-starts-sql.js';
 import { cellPlainBit } from '../quote-free.js';
 import { isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import { ConcatArgs } from './concat-args.js';
@@ -27,13 +28,11 @@ export function registerSheetRowFunctions(db: Database.Database): void {
   );
 }
 
-/** The first characters escapeFormula (model/formula-escape.ts) prefixes that a plain text can start with. */
-const FORMULA_STARTS = `('=', '+', '-', '@')`;
 
 function textCell(cell: Extract<SheetRowCell, { kind: 'text' }>, column: StoredField, escapeFormulas: boolean, bind: (text: string) => string): string {
   const reference = bind(`<c r="${cell.column}`);
   const [open, openPreserved] = [bind(cell.open), bind(cell.openPreserved)];
-  const plain = `quote_free & ${cellPlainBit(column)}${escapeFormulas ? ` AND substr(${column}, 1, 1) NOT IN ${FORMULA_STARTS}` : ''}`;
+  const plain = `quote_free & ${cellPlainBit(column)}${escapeFormulas ? ` AND substr(${column}, 1, 1) NOT IN ${FORMULA_STARTS_SQL}` : ''}`;
   return (
     `CASE WHEN ${plain} THEN concat(${reference}, sheet_row, ${open}, ${column}, @text_cell_close) ` +
     `WHEN ${column} IS NULL OR ${column} = '' THEN NULL ` +

@@ -153,8 +153,8 @@ interface Dialect {
   /** The goal's ratio for a format. */
   goal(format: string): number;
   reference(format: string): string;
-  /** The client's command line for the rows a format reads of a list. */
-  client(listId: number, format: string): [string, string[]];
+  /** The client's command line for the rows a format reads of a list, and the file it writes them to (none: stdout). */
+  client(listId: number, format: string): [string, string[], string?];
 }
 
 async function measure(dialect: Dialect): Promise<void> {
@@ -169,7 +169,7 @@ async function measure(dialect: Dialect): Promise<void> {
   for (const format of FORMATS) await measureFormat(dialect, format, key, ...dialect.client(list.items_list_id, format));
 }
 
-async function measureFormat(dialect: Dialect, format: string, key: string, file: string, clientArgs: string[]): Promise<void> {
+async function measureFormat(dialect: Dialect, format: string, key: string, file: string, clientArgs: string[], output?: string): Promise<void> {
   await checkAnswer(format, dialect.databaseUrl, key);
 
   const load = [loadavg()[0]];
@@ -187,8 +187,8 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
     },
     async () => {
       const run = await timedClient(file, clientArgs);
-      // The XLSX reference writes its workbook to a file (its last argument), not to stdout.
-      bytes.theirs = format === 'xlsx' ? statSync(clientArgs[clientArgs.length - 1]!).size : run.bytes;
+      // The XLSX reference writes its workbook to a file, not to stdout.
+      bytes.theirs = output === undefined ? run.bytes : statSync(output).size;
       return ITEMS / run.seconds;
     },
   );
@@ -221,7 +221,7 @@ try {
         format === 'xlsx' ? 'libxlsxwriter (C, constant_memory) writing the same cells from the same rows (bench/references/xlsx-reference.c)'
         : `\`sqlite3 ${mode[format] ?? '-json'}\` printing the same rows (legacy columns${format === 'yml' ? ' and extra' : ''}, publication order)`,
       client: (listId, format) =>
-        format === 'xlsx' ? [xlsxReference, [sqliteFile, String(listId), join(dir, 'reference.xlsx')]]
+        format === 'xlsx' ? [xlsxReference, [sqliteFile, String(listId), join(dir, 'reference.xlsx')], join(dir, 'reference.xlsx')]
         : ['sqlite3', [mode[format] ?? '-json', sqliteFile, `${selectFor(format)} WHERE price_list_id = ${listId} ORDER BY seq`]],
     });
   }

@@ -131,10 +131,10 @@ export class PostgresItems implements DialectItems {
 
   /**
    * XLSX rows, numbered from the spec's first row on in publication order, as SQLite numbers
-   * them (sqlite/items.ts): by position when every position of the list holds a row and no
-   * filter applies, else from one grouped count that gives each page its first row, a page with
-   * gaps numbering its rows with row_number(). The texts the server marks are made into cells
-   * here (sheet-row-sql.ts).
+   * them (sqlite/items.ts): by position when every position between the first and the last row
+   * read (the filter applied) holds one, which one count with the bounds tells; else from one
+   * grouped count that gives each page its first row, a page with gaps numbering its rows with
+   * row_number(). The texts the server marks are made into cells here (sheet-row-sql.ts).
    */
   private async *sheetRows(priceListId: number, spec: SheetRowSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
     const list = sqlInteger(priceListId);

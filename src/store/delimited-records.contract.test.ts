@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { builtRecords, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, bytesOf, storedQuoteFree } from '../../test/support/built-records.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
 import type { RecordReader } from '../model/record-spec.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn, TabularOptions } from '../model/profile.js';
 import { csvWriter, recordSpec, tsvWriter } from '../formats/delimited.js';
-import { buildMeta, collectChunks, inBatches, legacySample, plainItem, readFixture } from '../../test/support/format-items.js';
+import { buildMeta, inBatches, legacySample, plainItem, readFixture } from '../../test/support/format-items.js';
 import type { RecordSourceWriter } from '../model/export-writer.js';
 import type { Database } from './types.js';
 
@@ -26,8 +26,6 @@ for (const dialect of DIALECTS) {
 
   /** Rows published before the quote_free column existed hold NULL there and take the full test. */
   const forgetQuoteFree = storedQuoteFree(() => testDb, 'NULL');
-
-  const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
 
   /** The writer's output through the store's records and through its JavaScript layout. */
   async function bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ReturnType<typeof buildMeta>, onlyAvailable = false, publishedBeforeQuoteFree = false) {

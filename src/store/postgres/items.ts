@@ -14,6 +14,7 @@ import { compilePgYmlRecord } from './yml-sql.js';
 import { CopyRecordsQuery } from './copy-out.js';
 import { pageIndexSql, recordPages } from './record-pages.js';
 import { compilePgSheetRow, fillTextCells } from './sheet-row-sql.js';
+import { pageRowNumbers } from '../sheet-row-numbers.js';
 import type { SheetRowSpec } from '../../model/sheet-row.js';
 import { STORED_FIELDS } from '../stored-fields.js';
 
@@ -161,14 +162,10 @@ export class PostgresItems implements DialectItems {
         `SELECT ${pageIndexSql('seq', sqlInteger(first))} AS page, count(*) FROM price_items WHERE price_list_id = ${list} ${filter} GROUP BY 1`,
       )) as [number, string][]).map(([index, rows]) => [Number(index), Number(rows)]),
     );
-    let index = 0;
-    let nextRow = spec.firstRow;
+    const numbers = pageRowNumbers(spec.firstRow, last, counts);
     yield* recordPages([first, last], (from, to) => {
-      const rows = counts.get(index++) ?? 0;
-      const firstRow = nextRow;
-      nextRow += rows;
-      const rowNumber = rows === Math.min(to, last + 1) - from ? `seq - ${sqlInteger(from - firstRow)}` : `row_number() OVER (ORDER BY seq) + ${sqlInteger(firstRow - 1)}`;
-      return read(page(from, to, rowNumber));
+      const numbered = numbers(from, to);
+      return read(page(from, to, numbered.byPosition ? `seq - ${sqlInteger(numbered.offset)}` : `row_number() OVER (ORDER BY seq) + ${sqlInteger(numbered.base)}`));
     });
   }
 

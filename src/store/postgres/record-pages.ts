@@ -8,7 +8,7 @@
  * at a time, and would hold its connection and snapshot as long as the slowest consumer.)
  */
 
-import { pageIndexSql as sharedPageIndexSql } from '../page-index-sql.js';
+import { pageIndexSql as sharedPageIndexSql } from '../sheet-row-numbers.js';
 
 /** Positions per page: ~1 MiB of JSON records, ~10 ms of the server's work. */
 export const POSITIONS_PER_PAGE = 5000;

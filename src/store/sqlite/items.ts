@@ -10,6 +10,7 @@ import { compileJsonRecord } from './json-sql.js';
 import { compileXmlRecord } from './xml-sql.js';
 import { compileYmlRecord } from './yml-sql.js';
 import { compileSheetRow } from './sheet-row-sql.js';
+import { pageRowNumbers } from '../sheet-row-numbers.js';
 import type { SheetRowSpec } from '../../model/sheet-row.js';
 import { INSERT_ITEM_SQL, insertItems } from './item-insert.js';
 import { listPages, pageIndexSql, pageThreadValue, POSITIONS_PER_PAGE, type PageQuery, type PageRunner } from './list-pages.js';
@@ -134,16 +135,13 @@ export class SqliteItems implements DialectItems {
          FROM price_items WHERE price_list_id = @list ${filter} GROUP BY page)`,
       { list: priceListId, first: BigInt(first) },
     )) as Record<string, number>;
+    const numbers = pageRowNumbers(spec.firstRow, last, new Map(Object.entries(counts).map(([page, rows]) => [Number(page), rows])));
     const counted = pageSql('@row_base + row_number() OVER (ORDER BY seq)');
-    let page = 0;
-    let nextRow = spec.firstRow;
     yield* listPages<Uint8Array>(runner, priceListId, bounds, (from, to) => {
-      const rows = counts[page++] ?? 0;
-      const firstRow = nextRow;
-      nextRow += rows;
-      return rows === Math.min(to, last + 1) - from
-        ? { sql: byPosition.sql, params: { ...params, row_offset: BigInt(from - firstRow) } }
-        : { sql: counted, params: { ...params, row_base: BigInt(firstRow - 1) } };
+      const page = numbers(from, to);
+      return page.byPosition
+        ? { sql: byPosition.sql, params: { ...params, row_offset: BigInt(page.offset) } }
+        : { sql: counted, params: { ...params, row_base: BigInt(page.base) } };
     });
   }
 

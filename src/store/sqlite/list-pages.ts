@@ -1,4 +1,4 @@
-import { pageIndexSql as sharedPageIndexSql } from '../page-index-sql.js';
+import { pageIndexSql as sharedPageIndexSql } from '../sheet-row-numbers.js';
 import type { PageWorkers } from './store-threads.js';
 
 /*
@@ -45,9 +45,7 @@ export async function* listPages<T>(runner: PageRunner, list: number, bounds: re
   const queryOf = typeof query === 'function' ? query : () => query;
   const page = (from: number, to: number): Promise<T | null> => {
     const { sql, params } = queryOf(from, to);
-    const values = { ...params, list, from, to };
-    if (!runner.workers) return Promise.resolve(runner.runHere(sql, values) as T | null);
-    const made = runner.workers.run(sql, values) as Promise<T | null>;
+    const made = pageThreadValue<T | null>(runner, sql, { ...params, list, from, to });
     // Pages made ahead may fail while an earlier one is awaited: handled here, thrown when their turn comes.
     made.catch(() => undefined);
     return made;

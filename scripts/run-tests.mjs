@@ -5,7 +5,7 @@
 // Suites that need PostgreSQL or Redis run when those answer and are skipped, said loudly,
 // when they do not; PRICE_EXPORT_REQUIRE_SERVICES=1 (set by .ci/run) turns a skip into a failure.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -88,6 +88,8 @@ if (tier !== 'unit') {
   else skipped.push(`PostgreSQL suites (nothing answers at ${new URL(PG_URL).host}; set TEST_DATABASE_URL)`);
   if (await reachable(REDIS_URL)) env.PRICE_EXPORT_TEST_REDIS_URL = REDIS_URL;
   else skipped.push(`Redis suites (nothing answers at ${new URL(REDIS_URL).host}; set TEST_REDIS_URL)`);
+  // Built by `npm run build` (scripts/build-native.mjs) where a C compiler is; without it only the SQL records are tested.
+  if (!existsSync(join(root, 'build/native/price_export_records.so'))) skipped.push('SQLite records by the C extension (build/native/ was not built: `npm run build` needs a C compiler)');
 }
 
 for (const line of skipped) console.log(`SKIPPED: ${line}`);

@@ -88,6 +88,13 @@ async function checkDatabase(url: string): Promise<Finding[]> {
         ? { subject, ok: true, text: 'SQLite is in WAL mode' }
         : { subject, ok: false, text: `SQLite is in ${mode} mode, not WAL: downloads would wait for every publication (WAL needs a local filesystem)` });
     }
+    const native = db.nativeRecords?.();
+    if (native !== undefined) {
+      // Not a fault: the SQL records are the same bytes, only slower to make.
+      findings.push({ subject, ok: true, text: native
+        ? 'CSV and TSV pages are built by the C extension (build/native/)'
+        : 'CSV and TSV pages are built by SQL: the C extension was not built (npm run build needs a C compiler), so first CSV/TSV downloads are slower' });
+    }
     return findings;
   } finally {
     await db.close().catch(() => undefined);

@@ -8,17 +8,22 @@ export interface OpenOptions {
    * wait for them. Default true; a one-shot command that exports nothing may say false.
    */
   startThreads?: boolean;
+  /**
+   * SQLite: build CSV/TSV pages with the C extension when it was built (default true); false
+   * builds them by SQL, the same bytes (the tests compare the two).
+   */
+  nativeRecords?: boolean;
 }
 
 /** The only place that picks a dialect: `sqlite:PATH` or `postgres://…`. */
 export async function openDatabase(databaseUrl: string, options: OpenOptions = {}): Promise<Database> {
-  const dialect = await openDialect(databaseUrl);
+  const dialect = await openDialect(databaseUrl, options);
   if (options.startThreads !== false) dialect.startThreads();
   return sqlDatabase(dialect);
 }
 
-async function openDialect(databaseUrl: string) {
-  if (databaseUrl.startsWith('sqlite:')) return new SqliteDialect(databaseUrl.slice('sqlite:'.length));
+async function openDialect(databaseUrl: string, options: OpenOptions) {
+  if (databaseUrl.startsWith('sqlite:')) return new SqliteDialect(databaseUrl.slice('sqlite:'.length), { nativeRecords: options.nativeRecords });
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const { PostgresDialect } = await import('./postgres/dialect.js');
     return new PostgresDialect(databaseUrl);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { openDatabase } from '../../src/store/factory.js';
+import { openDatabase, type OpenOptions } from '../../src/store/factory.js';
 import type { Database } from '../../src/store/types.js';
 
 /** A fresh, migrated database of one dialect for one test file, and how to drop it. */
@@ -18,11 +18,11 @@ export type Dialect = TestDatabase['dialect'];
 /** Every dialect this run can reach: SQLite always, PostgreSQL when `npm test` found one. */
 export const DIALECTS: readonly Dialect[] = process.env.PRICE_EXPORT_TEST_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+export async function createTestDatabase(dialect: Dialect, options: OpenOptions = {}): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'price-export-test-'));
     const url = `sqlite:${join(dir, 'test.db')}`;
-    const db = await openDatabase(url);
+    const db = await openDatabase(url, options);
     await db.migrate();
     return { dialect, url, db, drop: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
   }

@@ -91,6 +91,8 @@ export interface SqlDialect {
   pendingMigrations(): Promise<number>;
   /** SQLite: the journal mode (`wal` expected). */
   journalMode?(): string;
+  /** SQLite: whether CSV/TSV pages are built by the C extension (records-extension.ts). */
+  readonly nativeRecords?: boolean;
   /** PostgreSQL: the pool's connections (metrics). */
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   /** Starts what exports read on (SQLite: its page threads) before the first export asks. */

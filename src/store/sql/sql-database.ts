@@ -30,6 +30,7 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     ping: () => dialect.ping(),
     pendingMigrations: () => dialect.pendingMigrations(),
     journalMode: dialect.journalMode ? () => dialect.journalMode!() : undefined,
+    nativeRecords: dialect.nativeRecords === undefined ? undefined : () => dialect.nativeRecords === true,
     poolUse: dialect.poolUse ? () => dialect.poolUse!() : undefined,
     close: () => d.close(),
   };

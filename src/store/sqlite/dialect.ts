@@ -8,6 +8,7 @@ import { registerSheetRowFunctions } from './sheet-row-sql.js';
 import { SqliteItems } from './items.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { SqlitePublicationFeed } from './publication-feed.js';
+import { findRecordsExtension, loadRecordsExtension } from './records-extension.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
 import { AppendThread, PageWorkers, WriteThread } from './store-threads.js';
 
@@ -35,7 +36,11 @@ export class SqliteDialect implements SqlDialect {
    */
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(path: string) {
+  /** Whether CSV/TSV pages are built by the C extension (records-extension.ts) rather than by SQL. */
+  readonly nativeRecords: boolean;
+
+  /** `nativeRecords: false` builds every page by SQL even where the extension was built (the tests compare both). */
+  constructor(path: string, options: { nativeRecords?: boolean } = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -50,10 +55,12 @@ export class SqliteDialect implements SqlDialect {
     this.db.pragma('mmap_size = 2147418112');
     // An in-memory database builds its XLSX rows on this connection (sheet-row-sql.ts).
     registerSheetRowFunctions(this.db);
+    const extension = options.nativeRecords === false ? null : findRecordsExtension();
+    this.nativeRecords = extension !== null && loadRecordsExtension(this.db, extension);
     this.keyLookups = new KeyLookupCache(keyLookupSignal(this.db, path));
     this.path = path;
     // Worker threads need a file to open; an in-memory database builds its pages here.
-    this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path);
+    this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path, this.nativeRecords ? extension : null);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path);
     this.writeThread = path === ':memory:' ? null : new WriteThread(path);
     const prepare = (sql: string) => this.prepare(sql);
@@ -62,6 +69,7 @@ export class SqliteDialect implements SqlDialect {
       prepare,
       pageRunner: { workers: this.pageWorkers, runHere: (sql, values) => prepare(sql).pluck().get(values) },
       appendThread: this.appendThread,
+      nativeRecords: this.nativeRecords,
     });
   }
 

@@ -6,6 +6,7 @@ import { itemFromRow } from '../item-row.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compileRecord, type CompiledRecord } from './delimited-sql.js';
+import { nativeRecordsPage } from './delimited-native-sql.js';
 import { compileJsonRecord } from './json-sql.js';
 import { compileXmlRecord } from './xml-sql.js';
 import { compileYmlRecord } from './yml-sql.js';
@@ -24,6 +25,8 @@ export interface SqliteConnection {
   pageRunner: PageRunner;
   /** Where drafts' rows are inserted; null: on this connection (an in-memory database). */
   appendThread: AppendThread | null;
+  /** Whether every connection has the records extension (records-extension.ts): CSV/TSV pages are built by it. */
+  nativeRecords: boolean;
 }
 
 /** SQLite's own item paths: appends on the append thread, reads and records built on page threads. */
@@ -84,6 +87,11 @@ export class SqliteItems implements DialectItems {
   async *render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array> {
     if (spec.format === 'sheet-row') {
       yield* this.sheetRows(priceListId, spec, options);
+      return;
+    }
+    const native = spec.format === 'delimited' && this.c.nativeRecords ? nativeRecordsPage(spec, options.onlyAvailable === true) : null;
+    if (native) {
+      yield* listPages<Uint8Array>(this.c.pageRunner, priceListId, this.positionBounds(priceListId), native);
       return;
     }
     const { expression, params, readsExtra, tables } = compileAny(spec);

@@ -5,15 +5,20 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { registerSheetRowFunctions } from './sheet-row-sql.js';
-import type { PageTask, ThreadReply } from './store-threads.js';
+import { loadRecordsExtension } from './records-extension.js';
+import type { PageTask, ThreadData, ThreadReply } from './store-threads.js';
 
-const db = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
+const { path, recordsExtension } = workerData as ThreadData;
+const db = new Database(path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
 // Not memory-mapped, unlike the main connection: mapped, every page of a list an export reads
 // counts in the process's RSS (+166–219 MiB of file-backed pages for a 1M-item export), for
 // SQLite work ~11 % shorter alone and no difference over HTTP beyond noise (bench/RESULTS.md,
 // "2026-11-26, later night").
 registerSheetRowFunctions(db);
+// Given only when the main connection loaded it (dialect.ts), so it loads here too; if it did
+// not, a query that calls it fails with "no such function" (an error, never other bytes).
+if (recordsExtension) loadRecordsExtension(db, recordsExtension);
 const statements = new Map<string, Database.Statement>();
 
 parentPort!.on('message', (task: PageTask) => {

@@ -32,7 +32,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('page threads', () => {
   it('run many queries at once, each answer its own, blobs as Buffers', async () => {
-    const pool = new PageWorkers(path);
+    const pool = new PageWorkers(path, null);
     try {
       pool.start();
       const answers = await Promise.all(
@@ -49,7 +49,7 @@ describe('page threads', () => {
   });
 
   it('a failing query rejects with its message, and the threads go on answering', async () => {
-    const pool = new PageWorkers(path);
+    const pool = new PageWorkers(path, null);
     try {
       await assert.rejects(pool.run('SELECT nope FROM t', {}), /no such column: nope/);
       assert.equal((await pool.run("SELECT CAST('ok' AS BLOB)", {}))?.toString(), 'ok');
@@ -59,7 +59,7 @@ describe('page threads', () => {
   });
 
   it('reads with a read-only connection: a write is refused', async () => {
-    const pool = new PageWorkers(path);
+    const pool = new PageWorkers(path, null);
     try {
       await assert.rejects(pool.run("DELETE FROM t RETURNING CAST('x' AS BLOB)", {}), /readonly/);
     } finally {
@@ -68,7 +68,7 @@ describe('page threads', () => {
   });
 
   it('after close, queued and new queries are refused', async () => {
-    const pool = new PageWorkers(path);
+    const pool = new PageWorkers(path, null);
     const queued = Promise.allSettled(Array.from({ length: 20 }, () => pool.run('SELECT CAST(group_concat(s) AS BLOB) FROM t', {})));
     await pool.close();
     const settled = await queued;

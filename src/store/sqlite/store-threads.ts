@@ -44,6 +44,12 @@ interface Pending extends Waiting {
   task: ThreadTask;
 }
 
+/** What a store thread is started with: its database file and, for page threads, the records extension to load (records-extension.ts). */
+export interface ThreadData {
+  path: string;
+  recordsExtension?: string | null;
+}
+
 /** The scripts a store thread runs, each with its own connection to the database file. */
 type ThreadScript = 'page-worker' | 'append-worker' | 'write-worker';
 
@@ -52,7 +58,7 @@ type ThreadScript = 'page-worker' | 'append-worker' | 'write-worker';
  * file is .ts and a worker thread does not inherit tsx's loader, so the thread loads the
  * TypeScript through tsx's own API.
  */
-function startThread(script: ThreadScript, workerData: { path: string }): Worker {
+function startThread(script: ThreadScript, workerData: ThreadData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(`./${script}.js`, import.meta.url), { workerData });
   const source = JSON.stringify(new URL(`./${script}.ts`, import.meta.url).href);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
@@ -76,7 +82,7 @@ export class StoreThreads {
   private closed = false;
 
   constructor(
-    private readonly path: string,
+    private readonly data: ThreadData,
     private readonly script: ThreadScript,
     readonly size: number,
   ) {}
@@ -119,7 +125,7 @@ export class StoreThreads {
   private spawn(): Worker | null {
     if (this.started >= this.size) return null;
     this.started++;
-    const worker = startThread(this.script, { path: this.path });
+    const worker = startThread(this.script, this.data);
     worker.unref();
     worker.on('message', (reply: ThreadReply) => {
       const pending = this.busy.get(worker);
@@ -152,8 +158,8 @@ export class StoreThreads {
 
 /** The page threads: one per core, at most MAX_PAGE_THREADS, read-only connections. */
 export class PageWorkers extends StoreThreads {
-  constructor(path: string) {
-    super(path, 'page-worker', Math.max(1, Math.min(MAX_PAGE_THREADS, availableParallelism())));
+  constructor(path: string, recordsExtension: string | null) {
+    super({ path, recordsExtension }, 'page-worker', Math.max(1, Math.min(MAX_PAGE_THREADS, availableParallelism())));
   }
 
   /** The single value of a one-row, one-column query, run on a page thread. */
@@ -168,7 +174,7 @@ export class PageWorkers extends StoreThreads {
  */
 export class AppendThread extends StoreThreads {
   constructor(path: string) {
-    super(path, 'append-worker', 1);
+    super({ path }, 'append-worker', 1);
   }
 
   /** Inserts one draft's items; answers each duplicate (its seq and offer_id). Committed later: see settle. */
@@ -185,7 +191,7 @@ export class AppendThread extends StoreThreads {
 /** The thread background writes run on (write-worker.ts): the delivery ledger's batches. */
 export class WriteThread extends StoreThreads {
   constructor(path: string) {
-    super(path, 'write-worker', 1);
+    super({ path }, 'write-worker', 1);
   }
 
   /** Runs write statements in one transaction; answers the rows each changed. */

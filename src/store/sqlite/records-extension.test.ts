@@ -1,0 +1,49 @@
+/**
+ * The C aggregate's own refusals (native/price_export_records.c): what the contract test's
+ * well-formed pages never reach. Its records themselves are held to the CSV writer's bytes by
+ * delimited-records.contract.test.ts. Skipped where the extension was not built (npm test says so).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { findRecordsExtension, loadRecordsExtension } from './records-extension.js';
+
+const extension = findRecordsExtension();
+
+describe('price_export_delimited()', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
+  const db = new Database(':memory:');
+  assert.equal(loadRecordsExtension(db, extension!), true);
+  // INTEGER affinity, as price_items: a JavaScript number is bound as a REAL and stored as an integer.
+  db.exec(`CREATE TABLE r (seq INTEGER, a INTEGER, b INTEGER)`);
+  const page = (kinds: string, rows: [number, unknown, unknown][]) => {
+    db.exec('DELETE FROM r');
+    const insert = db.prepare('INSERT INTO r VALUES (?, ?, ?)');
+    for (const row of rows) insert.run(row);
+    // FROM a subquery in the rows' given order (a table scan could not show the order check).
+    const value = db.prepare(`SELECT price_export_delimited(?, ',', '.', ';', seq, a, b) FROM (SELECT * FROM r ORDER BY rowid)`).pluck().get(kinds) as Buffer | null;
+    return value === null ? null : value.toString('utf8');
+  };
+
+  it('builds each kind, NULL as an empty field', () => {
+    assert.equal(page('tm', [[1, ' x', 199050], [2, null, 5], [3, 'a"b', null]]), '" x",1990.50;,0.05;"a""b",;');
+    assert.equal(page('ib', [[1, -12, 2], [2, 0, 0], [3, null, null]]), '-12,1;0,0;,;');
+    assert.equal(page('lt', [[1, '"k"', 'plain']]), '"k",plain;');
+  });
+
+  it('answers NULL for no rows', () => {
+    assert.equal(page('tt', []), null);
+  });
+
+  it('fails on rows out of publication order, never returning them reordered', () => {
+    assert.throws(() => page('tt', [[1, 'a', 'b'], [3, 'c', 'd'], [2, 'e', 'f']]), /rows out of publication order/);
+    assert.throws(() => page('tt', [[1, 'a', 'b'], [1, 'c', 'd']]), /rows out of publication order/);
+  });
+
+  it('fails on money that is not a non-negative integer, and on a malformed call', () => {
+    assert.throws(() => page('mt', [[1, 1.5, 'x']]), /money must be a non-negative integer/);
+    assert.throws(() => page('mt', [[1, -1, 'x']]), /money must be a non-negative integer/);
+    assert.throws(() => page('t', [[1, 'a', 'b']]), /one kind per value/);
+    assert.throws(() => page('tx', [[1, 'a', 'b']]), /a kind is one of/);
+    assert.throws(() => db.prepare(`SELECT price_export_delimited('t', ',;', '.', ';', 1, 'a')`).pluck().get(), /one-byte delimiter/);
+  });
+});

@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type Database from 'better-sqlite3';
+
+/*
+ * The SQLite extension that builds CSV/TSV pages in C (native/price_export_records.c), as
+ * scripts/build-native.mjs leaves it in build/native/ at the package root. Optional: without
+ * it the records are built by SQL (delimited-sql.ts), byte for byte the same, slower.
+ */
+
+const FILE = 'build/native/price_export_records.so';
+
+/** The built extension's path, looked for from this module up to the package root; null when it was not built. */
+export function findRecordsExtension(): string | null {
+  // src/store/sqlite/, dist/store/sqlite/ or a build elsewhere below the root (the bench's).
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) {
+      const path = join(dir, FILE);
+      return existsSync(path) ? path : null;
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Loads the extension into a connection; false (the SQL records then) when it cannot be loaded. */
+export function loadRecordsExtension(db: Database.Database, path: string): boolean {
+  try {
+    // SQLite finds the entry point by the file's name: sqlite3_priceexportrecords_init.
+    db.loadExtension(path);
+    return true;
+  } catch {
+    // A file built for another machine or SQLite: the SQL records are the same bytes.
+    return false;
+  }
+}

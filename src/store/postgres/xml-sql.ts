@@ -4,6 +4,8 @@ import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
 import { literal } from './delimited-sql.js';
 import { pgMoneyText } from './money-sql.js';
+import { PipeChain } from './pipe-chain.js';
+import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 
 /*
  * An XmlRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
@@ -32,7 +34,58 @@ export function pgXmlEscaper(references: readonly (readonly [string, string])[] 
   };
 }
 
+/** The value of a field as its element's text, for a row whose texts need no escaping. */
+function plainValue(p: Exclude<XmlRecordPart, { kind: 'literal' }>): string {
+  const c = p.field;
+  switch (p.kind) {
+    case 'text':
+      return c;
+    case 'money':
+      return pgMoneyText(c);
+    case 'integer':
+      return `${c}::text`;
+    case 'boolean':
+      return `CASE WHEN ${c} THEN 'true' ELSE 'false' END`;
+  }
+}
+
+/**
+ * The common row: every text of the item plain for XML (its quote_free bit, set for a null
+ * text too), as one `||` chain (pipe-chain.ts) with a required field's tags joined to the fixed
+ * text around them. The test and the chain; null when the item reads no field.
+ */
+function plainRowRecord(spec: XmlRecordSpec): { test: string; expression: string } | null {
+  let plainBits = 0;
+  const chain = new PipeChain();
+  for (const p of spec.parts) {
+    if (p.kind === 'literal') {
+      chain.text(p.text);
+      continue;
+    }
+    const bit = p.kind === 'text' ? xmlPlainBit(p.field) : 0;
+    if (bit === undefined) return null;
+    plainBits |= bit;
+    if (REQUIRED_FIELDS.has(p.field as StoredField)) {
+      chain.text(`<${p.element}>`);
+      chain.value(plainValue(p));
+      chain.text(`</${p.element}>`);
+    } else {
+      chain.value(`coalesce(${literal(`<${p.element}>`)} || ${plainValue(p)} || ${literal(`</${p.element}>`)}, ${literal(`<${p.element}/>`)})`);
+    }
+  }
+  const expression = chain.expression();
+  if (expression === null) return null;
+  return { test: plainBits === 0 ? 'true' : `(quote_free & ${plainBits}) = ${plainBits}`, expression };
+}
+
 export function compilePgXmlRecord(spec: XmlRecordSpec): string {
+  const any = anyRowRecord(spec);
+  const plain = plainRowRecord(spec);
+  return plain ? `CASE WHEN ${plain.test} THEN ${plain.expression} ELSE ${any} END` : any;
+}
+
+/** Any row: each text tested on its own. */
+function anyRowRecord(spec: XmlRecordSpec): string {
   const escaped = pgXmlEscaper();
   const value = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => {
     const c = p.field;

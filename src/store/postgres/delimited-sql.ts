@@ -1,9 +1,10 @@
-import pg from 'pg';
 import type { DelimitedRecordSpec, RecordField } from '../../model/delimited-record.js';
 import { isCommonDelimiter, quoteFreeBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
-import { isStoredField } from '../stored-fields.js';
+import { isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import { pgMoneyText } from './money-sql.js';
+import { PipeChain } from './pipe-chain.js';
+import { literal } from './sql-literal.js';
 
 /*
  * A DelimitedRecordSpec compiled to one PostgreSQL expression per record (the SQLite twin is
@@ -18,12 +19,61 @@ export interface PgRecord {
   join: string | null;
 }
 
-/** A text from a profile or a format as an SQL literal (pg's own quoting), typed text. */
-export const literal = (value: string): string => `${pg.escapeLiteral(value)}::text`;
-
 export function compilePgRecord(spec: DelimitedRecordSpec): string {
+  const any = anyRowRecord(spec);
+  const plain = plainRowRecord(spec);
+  return plain ? `CASE WHEN ${plain.test} THEN ${plain.expression} ELSE ${any} END` : any;
+}
+
+/** A money column's text with the record's decimal separator; NULL stays NULL. */
+function moneyText(c: string, spec: DelimitedRecordSpec): string {
+  // Minor units are never negative (CONTRACT §2). Another separator than `.` is joined in.
+  if (spec.decimalSeparator === '.') return pgMoneyText(c);
+  return `((${c} / 100)::text || ${literal(spec.decimalSeparator)} || lpad((${c} % 100)::text, 2, '0'))`;
+}
+
+/**
+ * The common row: with a common delimiter, every text of the record needing no quoting (its
+ * quote_free bit, set for a null text too), as one `||` chain (pipe-chain.ts) with the
+ * delimiters joined to the fixed text. The test and the chain; null when the record cannot take it.
+ */
+function plainRowRecord(spec: DelimitedRecordSpec): { test: string; expression: string } | null {
+  if (!isCommonDelimiter(spec.delimiter)) return null;
+  let plainBits = 0;
+  const chain = new PipeChain();
+  spec.fields.forEach((f, index) => {
+    if (index > 0) chain.text(spec.delimiter);
+    if (f.kind === 'literal') {
+      chain.text(f.text);
+      return;
+    }
+    const c = f.field;
+    const orEmpty = (text: string) => (REQUIRED_FIELDS.has(c as StoredField) ? text : `coalesce(${text}, '')`);
+    switch (f.kind) {
+      case 'text':
+        plainBits |= quoteFreeBit(c as StoredField, spec.delimiter);
+        chain.value(orEmpty(c));
+        break;
+      case 'money':
+        chain.value(orEmpty(moneyText(c, spec)));
+        break;
+      case 'integer':
+        chain.value(orEmpty(`${c}::text`));
+        break;
+      case 'boolean':
+        chain.value(`CASE WHEN ${c} THEN '1' WHEN NOT ${c} THEN '0' ELSE '' END`);
+        break;
+    }
+  });
+  chain.text(spec.recordEnd);
+  const expression = chain.expression();
+  if (expression === null) return null;
+  return { test: plainBits === 0 ? 'true' : `(quote_free & ${plainBits}) = ${plainBits}`, expression };
+}
+
+/** Any row: each text tested on its own. */
+function anyRowRecord(spec: DelimitedRecordSpec): string {
   const delimiter = literal(spec.delimiter);
-  const decimal = literal(spec.decimalSeparator);
   const field = (f: RecordField): string => {
     if (f.kind === 'literal') return literal(f.text);
     const c = f.field;
@@ -39,9 +89,7 @@ export function compilePgRecord(spec: DelimitedRecordSpec): string {
         return `CASE WHEN quote_free IS NULL THEN ${scanned} WHEN (quote_free & ${quoteFreeBit(c, spec.delimiter)}) <> 0 THEN ${c} ELSE ${quoted} END`;
       }
       case 'money':
-        // Minor units are never negative (CONTRACT §2). Another separator than `.` is joined in.
-        if (spec.decimalSeparator === '.') return pgMoneyText(c);
-        return `(${c} / 100)::text || ${decimal} || lpad((${c} % 100)::text, 2, '0')`;
+        return moneyText(c, spec);
       case 'integer':
         return `${c}::text`;
       case 'boolean':

@@ -3,7 +3,7 @@ import { EXACT_BELOW, moneyAsJsonNumber } from '../json-number-sql.js';
 import { jsonPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
-import { literal } from './delimited-sql.js';
+import { literal } from './sql-literal.js';
 import { PipeChain } from './pipe-chain.js';
 
 /*

@@ -1,4 +1,4 @@
-import { literal } from './delimited-sql.js';
+import { literal } from './sql-literal.js';
 
 /**
  * A record as one `a || b || …` chain, for the rows a compiler knows need no escaping (their

@@ -3,7 +3,7 @@ import { FORMULA_STARTS_SQL } from '../formula-starts-sql.js';
 import { cellPlainBit } from '../quote-free.js';
 import { isStoredField, REQUIRED_FIELDS } from '../stored-fields.js';
 import { sqlConcat } from '../sql-concat.js';
-import { literal } from './delimited-sql.js';
+import { literal } from './sql-literal.js';
 import { pgMoneyText } from './money-sql.js';
 
 /*

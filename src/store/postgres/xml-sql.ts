@@ -2,7 +2,7 @@ import type { XmlRecordPart, XmlRecordSpec } from '../../model/xml-record.js';
 import { xmlPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
-import { literal } from './delimited-sql.js';
+import { literal } from './sql-literal.js';
 import { pgMoneyText } from './money-sql.js';
 import { PipeChain } from './pipe-chain.js';
 import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';

@@ -4,7 +4,8 @@ import { ATTRIBUTES_PLAIN_BIT, OFFER_ID_PLAIN_BIT, textPlainBit } from '../quote
 import { sqlConcat } from '../sql-concat.js';
 import { isExtraField, isStoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES } from '../xml-text.js';
-import { literal, type PgRecord } from './delimited-sql.js';
+import type { PgRecord } from './delimited-sql.js';
+import { literal } from './sql-literal.js';
 import { pgMoneyText } from './money-sql.js';
 import { pgXmlEscaper } from './xml-sql.js';
 

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
+import { createTestDatabase, DIALECTS, executeRaw, type TestDatabase } from '../../test/support/dialects.js';
+import { openDatabase } from './factory.js';
 import { profileColumns } from '../model/columns.js';
 import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
@@ -14,7 +15,7 @@ import type { ProfileColumn } from '../model/profile.js';
 import { jsonRecordSpec, jsonWriter } from '../formats/json.js';
 import { builtRecords, legacySampleBothWays, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
-import { EXACT_BELOW } from './json-number-sql.js';
+import { EXACT_BELOW } from './sqlite/json-number-sql.js';
 import type { Database } from './types.js';
 
 /** The largest minor units a list holds (money.ts: a safe integer). */
@@ -22,7 +23,7 @@ const MAX_UNITS = Number.MAX_SAFE_INTEGER;
 
 /**
  * Amounts where the printing rule changes: small ones, the exact rule's bound, the top of the
- * range, and ties where two cents read back as the same double (json-number-sql.ts).
+ * range, and ties where two cents read back as the same double (sqlite/json-number-sql.ts).
  */
 function awkwardAmounts(): number[] {
   const amounts = [0, 1, 5, 10, 50, 99, 100, 101, 110, 199050, 123456789, 10 ** 15 - 1, 10 ** 15, EXACT_BELOW - 1, EXACT_BELOW, EXACT_BELOW + 1, MAX_UNITS - 1, MAX_UNITS];
@@ -108,6 +109,28 @@ for (const dialect of DIALECTS) {
       const { viaStore, viaJavaScript } = await bothWays(items, buildMeta(items));
       assert.equal(viaStore.toString('utf8'), viaJavaScript.toString('utf8'));
     });
+
+    if (dialect === 'postgres') {
+      it("prints amounts as JavaScript does whatever the database's extra_float_digits", async () => {
+        // The amounts are float8's shortest text, which needs extra_float_digits ≥ 1; the store pins it per connection.
+        const name = new URL(testDb.url).pathname.slice(1);
+        await executeRaw(testDb, `ALTER DATABASE ${name} SET extra_float_digits = 0`);
+        const fresh = await openDatabase(testDb.url);
+        const kept = db;
+        try {
+          db = fresh;
+          const amounts = awkwardAmounts();
+          const items = amounts.map((price, i) => plainItem({ offer_id: `F-${i}`, price, old_price: amounts[amounts.length - 1 - i] }));
+          const { viaStore, viaJavaScript, used } = await bothWays(items, buildMeta(items));
+          assert.equal(used, true);
+          assert.equal(viaStore.toString('utf8'), viaJavaScript.toString('utf8'));
+        } finally {
+          db = kept;
+          await fresh.close();
+          await executeRaw(testDb, `ALTER DATABASE ${name} RESET extra_float_digits`);
+        }
+      });
+    }
 
     it('crosses pages in order (more items than one page)', async () => {
       const items = Array.from({ length: 12_345 }, (_, i) => plainItem({ offer_id: `P-${i}`, name: i % 3 ? `n ${i}` : `"q"\n${i}`, price: i, available: i % 4 !== 0 }));

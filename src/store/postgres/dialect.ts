@@ -54,6 +54,12 @@ export class PostgresDialect implements SqlDialect {
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
+    // JSON exports print amounts with float8's shortest text (json-sql.ts pgJsonMoney), which
+    // needs extra_float_digits ≥ 1 (the default since PostgreSQL 12); a server or database
+    // configured otherwise would print other digits. Queued before any query of the connection.
+    this.pool.on('connect', (client) => {
+      client.query('SET extra_float_digits = 1').catch(() => {});
+    });
     this.databaseUrl = databaseUrl;
     this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config) });
   }

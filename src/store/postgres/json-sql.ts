@@ -1,5 +1,4 @@
 import type { JsonRecordPart, JsonRecordSpec } from '../../model/json-record.js';
-import { EXACT_BELOW, moneyAsJsonNumber } from '../json-number-sql.js';
 import { jsonPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
@@ -25,7 +24,7 @@ function anyRowRecord(spec: JsonRecordSpec): string {
         return plain === undefined ? stringified : `CASE WHEN (quote_free & ${plain}) <> 0 THEN '"' || ${c} || '"' ELSE ${stringified} END`;
       }
       case 'money':
-        return moneyAsJsonNumber(c);
+        return `coalesce(${pgJsonMoney(c)}, 'null')`;
       case 'integer':
         return `coalesce(${c}::text, 'null')`;
       case 'boolean':
@@ -35,14 +34,23 @@ function anyRowRecord(spec: JsonRecordSpec): string {
   return sqlConcat(spec.parts.map(part));
 }
 
-/** Minor units below EXACT_BELOW as the exact decimal without trailing zeros (json-number-sql.ts), in `||` form. */
-const exactMoney = (c: string): string =>
-  `((${c} / 100)::text || CASE WHEN ${c} % 100 = 0 THEN '' WHEN ${c} % 10 = 0 THEN '.' || (${c} % 100 / 10)::text ELSE '.' || substr((100 + ${c} % 100)::text, 2) END)`;
+/**
+ * Minor units as the JSON writer prints them, String(units / 100); NULL stays NULL. PostgreSQL
+ * (12 and later) prints a float8 as the shortest text that reads back as the same double (Ryu)
+ * when extra_float_digits ≥ 1, as JavaScript does, and the quotient is the same IEEE division:
+ * equal to JavaScript's text for every amount up to 2^53 (the contract test checks the awkward
+ * ones, and 300k random amounts were checked once). The pool pins extra_float_digits to 1 on
+ * every connection (dialect.ts), whatever the server's setting. The integer rule of
+ * sqlite/json-number-sql.ts (SQLite's, whose printf is not correctly rounded) made every page plan two
+ * subqueries, ~2 ms a page whatever its rows, and its exact decimal cost 35 ms per 100k pairs of
+ * amounts against 27 (bench/RESULTS.md, "2026-11-26, last night").
+ */
+export const pgJsonMoney = (c: string): string => `(${c}::float8 / 100)::text`;
 
 /**
- * The common row: every text of the record plain for JSON (its quote_free bit) or null, every
- * amount below EXACT_BELOW, as one `||` chain (pipe-chain.ts) with the quotes around required
- * texts joined to the keys' literals. The test and the chain; null when the record reads no field.
+ * The common row: every text of the record plain for JSON (its quote_free bit) or null, as one
+ * `||` chain (pipe-chain.ts) with the quotes around required texts joined to the keys'
+ * literals. The test and the chain; null when the record reads no field.
  */
 function plainRowRecord(spec: JsonRecordSpec): { test: string; expression: string } | null {
   const tests: string[] = [];
@@ -72,8 +80,7 @@ function plainRowRecord(spec: JsonRecordSpec): { test: string; expression: strin
         break;
       }
       case 'money':
-        tests.push(required ? `${c} < ${EXACT_BELOW}` : `(${c} IS NULL OR ${c} < ${EXACT_BELOW})`);
-        chain.value(required ? exactMoney(c) : `coalesce(${exactMoney(c)}, 'null')`);
+        chain.value(required ? pgJsonMoney(c) : `coalesce(${pgJsonMoney(c)}, 'null')`);
         break;
       case 'integer':
         chain.value(required ? `${c}::text` : `coalesce(${c}::text, 'null')`);

@@ -1,5 +1,5 @@
 import type { JsonRecordPart, JsonRecordSpec } from '../../model/json-record.js';
-import { moneyAsJsonNumber } from '../json-number-sql.js';
+import { moneyAsJsonNumber } from './json-number-sql.js';
 import { sqlConcat } from '../sql-concat.js';
 import { isStoredField } from '../stored-fields.js';
 import type { CompiledRecord } from './delimited-sql.js';

@@ -1,14 +1,16 @@
 /*
- * Minor units printed as the JSON writer prints them, String(units / 100), in SQL that SQLite
- * and PostgreSQL both run (json-records.contract.test.ts checks it on both against JavaScript).
+ * Minor units printed as the JSON writer prints them, String(units / 100), in SQLite's SQL
+ * (json-records.contract.test.ts checks it against JavaScript). PostgreSQL prints float8's
+ * shortest text instead (postgres/json-sql.ts pgJsonMoney); this integer rule was both
+ * dialects' until it cost PostgreSQL ~2 ms of planning per page.
  *
  * JavaScript prints the shortest decimal that reads back as the same double. Below
  * EXACT_BELOW that is the exact amount with its trailing zeros dropped (199050 → 1990.5,
  * 100 → 1, 5 → 0.05), which integer arithmetic gives. Above, a neighbouring cent can be the
  * shorter or the nearer text to the double (7187549099036804 → 71875490990368.05), and the
- * database's own float printing is of no help: SQLite's printf is not correctly rounded, and
- * PostgreSQL's depends on the session's extra_float_digits. Those amounts (over 70 trillion
- * in major units) take an exact integer rendition of JavaScript's rule, evaluated only for them.
+ * database's own float printing is of no help: SQLite's printf is not correctly rounded. Those
+ * amounts (over 70 trillion in major units) take an exact integer rendition of JavaScript's
+ * rule, evaluated only for them.
  */
 
 /**

@@ -37,6 +37,14 @@ function numberPlaceholders(sql: string): string {
 }
 
 /**
+ * Set once on each connection a COPY or a transaction checks out (checkOut): JSON exports print
+ * amounts with float8's shortest text (json-sql.ts pgJsonMoney), which needs extra_float_digits
+ * ≥ 1 (the default since PostgreSQL 12); a server or database configured otherwise would print
+ * other digits.
+ */
+const PIN_SESSION = 'SET extra_float_digits = 1';
+
+/**
  * The server database. Times come from the database clock, so every instance agrees on what
  * "stale" and "superseded 15 minutes ago" mean.
  */
@@ -54,17 +62,13 @@ export class PostgresDialect implements SqlDialect {
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
-    // JSON exports print amounts with float8's shortest text (json-sql.ts pgJsonMoney), which
-    // needs extra_float_digits ≥ 1 (the default since PostgreSQL 12); a server or database
-    // configured otherwise would print other digits. Queued before any query of the connection.
-    this.pool.on('connect', (client) => {
-      client.query('SET extra_float_digits = 1').catch(() => {});
-    });
     this.databaseUrl = databaseUrl;
     this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config) });
   }
 
   private readonly databaseUrl: string;
+  /** Pooled connections whose session PIN_SESSION has set. */
+  private readonly pinned = new WeakSet<pg.PoolClient>();
 
   /** Its own connection, outside the pool: a LISTEN lives as long as its session. */
   publicationFeed(): PostgresPublicationFeed {
@@ -231,6 +235,17 @@ export class PostgresDialect implements SqlDialect {
     let lostWith: Error | undefined;
     const onError = (error: Error) => { lostWith = error; };
     client.on('error', onError);
+    if (!this.pinned.has(client)) {
+      try {
+        // Timed as a request's read: a connection that went silent must not hold its caller forever.
+        await client.query(timed({ text: PIN_SESSION }));
+      } catch (error) {
+        client.off('error', onError);
+        client.release(error as Error);
+        throw error;
+      }
+      this.pinned.add(client);
+    }
     return {
       client,
       lost: () => lostWith,

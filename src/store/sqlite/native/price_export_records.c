@@ -4,8 +4,9 @@
  *
  * Why C: the same records built by SQL expressions (delimited-sql.ts) cost 54 ms of SQLite's
  * work per 100k legacy records against 26 ms here, and with the SQL the first CSV and TSV over
- * HTTP stayed at 1.5–1.9× `sqlite3 -csv` against issue #18's goal of ≥ 2×; with this aggregate,
- * 1.9–2.4× (bench/figures/first-json-xml.ts, bench/RESULTS.md "2026-11-26, last night").
+ * HTTP stayed at 1.4–1.7× `sqlite3 -csv` against issue #18's goal of ≥ 2×; with this aggregate,
+ * 2.0–2.3× at 100k items and 2.9–3.2× at 1M (bench/figures/first-json-xml.ts, bench/RESULTS.md
+ * "2026-11-26, last night").
  * SQLite's VM spends that time on the expression's registers and calls, not on the text.
  *
  * The SQL records stay the reference and the fallback (a machine without a C compiler builds

@@ -34,12 +34,12 @@ export function pgXmlEscaper(references: readonly (readonly [string, string])[] 
   };
 }
 
-/** The value of a field as its element's text, for a row whose texts need no escaping. */
-function plainValue(p: Exclude<XmlRecordPart, { kind: 'literal' }>): string {
+/** The value of a field as its element's text; `text` makes a text field's (escaped or, for a plain row, as it is). */
+function fieldValue(p: Exclude<XmlRecordPart, { kind: 'literal' }>, text: (c: string) => string): string {
   const c = p.field;
   switch (p.kind) {
     case 'text':
-      return c;
+      return text(c);
     case 'money':
       return pgMoneyText(c);
     case 'integer':
@@ -48,6 +48,8 @@ function plainValue(p: Exclude<XmlRecordPart, { kind: 'literal' }>): string {
       return `CASE WHEN ${c} THEN 'true' ELSE 'false' END`;
   }
 }
+
+const plainValue = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => fieldValue(p, (c) => c);
 
 /**
  * The common row: every text of the item plain for XML (its quote_free bit, set for a null
@@ -87,19 +89,7 @@ export function compilePgXmlRecord(spec: XmlRecordSpec): string {
 /** Any row: each text tested on its own. */
 function anyRowRecord(spec: XmlRecordSpec): string {
   const escaped = pgXmlEscaper();
-  const value = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => {
-    const c = p.field;
-    switch (p.kind) {
-      case 'text':
-        return escaped(c, xmlPlainBit(c));
-      case 'money':
-        return pgMoneyText(c);
-      case 'integer':
-        return `${c}::text`;
-      case 'boolean':
-        return `CASE WHEN ${c} THEN 'true' ELSE 'false' END`;
-    }
-  };
+  const value = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => fieldValue(p, (c) => escaped(c, xmlPlainBit(c)));
   const part = (p: XmlRecordPart): string => {
     if (p.kind === 'literal') return literal(p.text);
     return `CASE WHEN ${p.field} IS NULL THEN ${literal(`<${p.element}/>`)} ELSE concat(${literal(`<${p.element}>`)}, ${value(p)}, ${literal(`</${p.element}>`)}) END`;

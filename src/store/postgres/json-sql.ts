@@ -10,7 +10,7 @@ import { PipeChain } from './pipe-chain.js';
  * sqlite/json-sql.ts). The profile's texts (keys, constants) are literals (delimited-sql.ts).
  */
 
-/** Any row: each text tested on its own, money by the exact rule for every amount. */
+/** Any row: each text tested on its own. */
 function anyRowRecord(spec: JsonRecordSpec): string {
   const part = (p: JsonRecordPart): string => {
     if (p.kind === 'literal') return literal(p.text);
@@ -39,11 +39,12 @@ function anyRowRecord(spec: JsonRecordSpec): string {
  * (12 and later) prints a float8 as the shortest text that reads back as the same double (Ryu)
  * when extra_float_digits ≥ 1, as JavaScript does, and the quotient is the same IEEE division:
  * equal to JavaScript's text for every amount up to 2^53 (the contract test checks the awkward
- * ones, and 300k random amounts were checked once). The pool pins extra_float_digits to 1 on
- * every connection (dialect.ts), whatever the server's setting. The integer rule of
- * sqlite/json-number-sql.ts (SQLite's, whose printf is not correctly rounded) made every page plan two
- * subqueries, ~2 ms a page whatever its rows, and its exact decimal cost 35 ms per 100k pairs of
- * amounts against 27 (bench/RESULTS.md, "2026-11-26, last night").
+ * ones; 305k random amounts were checked once). The dialect sets extra_float_digits to 1 on
+ * each connection it checks out for a COPY (dialect.ts checkOut), whatever the server's
+ * setting. SQLite's integer rule (sqlite/json-number-sql.ts; its printf is not correctly
+ * rounded) made every PostgreSQL page plan two subqueries, ~2 ms a page whatever its rows, and
+ * its exact decimal cost 35 ms per 100k pairs of amounts against 27 (bench/RESULTS.md,
+ * "2026-11-26, last night").
  */
 export const pgJsonMoney = (c: string): string => `(${c}::float8 / 100)::text`;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Part of `npm run build` (so of `npm install` too): compiles the SQLite extension that builds
-// CSV/TSV pages (src/store/sqlite/native/) into build/native/, against the SQLite headers
-// better-sqlite3 ships, with the C compiler better-sqlite3 itself was built with ($CC or cc).
+// CSV/TSV, JSON and XML pages (src/store/sqlite/native/) into build/native/, against the SQLite
+// headers better-sqlite3 ships, with the C compiler better-sqlite3 itself was built with ($CC or cc).
 //
 // It is optional: without a compiler the store builds the same records with SQL, slower
 // (bench/RESULTS.md). So a failure here is a warning, not a failed install, unless
@@ -17,7 +17,7 @@ const out = join(root, 'build/native/price_export_records.so');
 const required = process.env.PRICE_EXPORT_REQUIRE_NATIVE === '1';
 
 function give(reason) {
-  const message = `price-export: the SQLite records extension was not built (${reason}); CSV and TSV are built by SQL instead, slower`;
+  const message = `price-export: the SQLite records extension was not built (${reason}); CSV, TSV, JSON and XML pages are built by SQL instead, slower`;
   if (required) {
     console.error(`${message}. PRICE_EXPORT_REQUIRE_NATIVE=1: failing.`);
     process.exit(1);

@@ -92,8 +92,8 @@ async function checkDatabase(url: string): Promise<Finding[]> {
     if (native !== undefined) {
       // Not a fault: the SQL records are the same bytes, only slower to make.
       findings.push({ subject, ok: true, text: native
-        ? 'CSV and TSV pages are built by the C extension (build/native/)'
-        : 'CSV and TSV pages are built by SQL: the C extension was not built (npm run build needs a C compiler), so first CSV/TSV downloads are slower' });
+        ? 'CSV, TSV, JSON and XML pages are built by the C extension (build/native/)'
+        : 'CSV, TSV, JSON and XML pages are built by SQL: the C extension was not built (npm run build needs a C compiler), so their first downloads are slower' });
     }
     return findings;
   } finally {

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { builtRecords, bytesOf, storedQuoteFree } from '../../test/support/built-records.js';
-import { createTestDatabase, DIALECTS, type Dialect, type TestDatabase } from '../../test/support/dialects.js';
+import { builtRecords, bytesOf, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { createTestDatabase, type TestDatabase } from '../../test/support/dialects.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
 import type { RecordReader } from '../model/record-spec.js';
 import type { PriceItem } from '../model/price-item.js';
@@ -17,20 +17,8 @@ import { csvWriter, recordSpec, tsvWriter } from '../formats/delimited.js';
 import { buildMeta, inBatches, legacySample, plainItem, readFixture } from '../../test/support/format-items.js';
 import type { RecordSourceWriter } from '../model/export-writer.js';
 import type { Database } from './types.js';
-import { findRecordsExtension } from './sqlite/records-extension.js';
 
-/**
- * Each dialect this run reaches; SQLite twice where the C extension was built (build/native/):
- * its pages built by the extension, and by SQL (the fallback where no C compiler is).
- */
-interface Run { dialect: Dialect; nativeRecords?: boolean; name: string }
-const RUNS: readonly Run[] = DIALECTS.flatMap((dialect): Run[] =>
-  dialect === 'sqlite' && findRecordsExtension() !== null
-    ? [{ dialect, nativeRecords: true, name: 'sqlite, C extension' }, { dialect, nativeRecords: false, name: 'sqlite, SQL' }]
-    : [{ dialect, name: dialect }],
-);
-
-for (const { dialect, nativeRecords, name } of RUNS) {
+for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
   let testDb: TestDatabase;
   let db: Database;
   /** Publishes the items as a new store's latest list; returns the list id. */

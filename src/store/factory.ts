@@ -9,8 +9,8 @@ export interface OpenOptions {
    */
   startThreads?: boolean;
   /**
-   * SQLite: build CSV/TSV pages with the C extension when it was built (default true); false
-   * builds them by SQL, the same bytes (the tests compare the two).
+   * SQLite: build CSV/TSV, JSON and XML pages with the C extension when it was built (default
+   * true); false builds them by SQL, the same bytes (the tests compare the two).
    */
   nativeRecords?: boolean;
 }

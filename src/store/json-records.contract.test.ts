@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createTestDatabase, DIALECTS, executeRaw, type TestDatabase } from '../../test/support/dialects.js';
+import { createTestDatabase, executeRaw, type TestDatabase } from '../../test/support/dialects.js';
 import { openDatabase } from './factory.js';
 import { profileColumns } from '../model/columns.js';
 import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { jsonRecordSpec, jsonWriter } from '../formats/json.js';
-import { builtRecords, legacySampleBothWays, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import { EXACT_BELOW } from './sqlite/json-number-sql.js';
 import type { Database } from './types.js';
@@ -36,7 +36,7 @@ function awkwardAmounts(): number[] {
   return amounts.filter((units) => units <= MAX_UNITS);
 }
 
-for (const dialect of DIALECTS) {
+for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
   let testDb: TestDatabase;
   let db: Database;
   const { bothWays: viaWriter } = builtRecords(() => db);
@@ -46,10 +46,11 @@ for (const dialect of DIALECTS) {
   /** Rows as an older store left them, `quote_free` NULL or without its JSON bits (33 and up); they take to_json. */
   const storedBefore = (to: 'null' | 'no json bits') => storedQuoteFree(() => testDb, to === 'null' ? 'NULL' : 'quote_free % 8589934592');
 
-  describe(`JSON items built by the database (${dialect})`, () => {
+  describe(`JSON items built by the database (${name})`, () => {
     before(async () => {
-      testDb = await createTestDatabase(dialect);
+      testDb = await createTestDatabase(dialect, { nativeRecords });
       db = testDb.db;
+      if (nativeRecords !== undefined) assert.equal(db.nativeRecords?.(), nativeRecords, 'the items are built the way this run names');
     });
     after(async () => testDb.drop());
 

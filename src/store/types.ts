@@ -245,7 +245,7 @@ export interface Database {
   pendingMigrations(): Promise<number>;
   /** Operations: SQLite's journal mode (`wal` expected); PostgreSQL's pool use (metrics). */
   journalMode?(): string;
-  /** Operations: SQLite's CSV/TSV pages built by the C extension (true) or by SQL (false, the extension not built). */
+  /** Operations: SQLite's CSV/TSV, JSON and XML pages built by the C extension (true) or by SQL (false, the extension not built). */
   nativeRecords?(): boolean;
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;

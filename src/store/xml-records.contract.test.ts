@@ -6,17 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
+import { createTestDatabase, type TestDatabase } from '../../test/support/dialects.js';
 import { profileColumns } from '../model/columns.js';
 import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { xmlRecordSpec, xmlWriter } from '../formats/xml.js';
-import { builtRecords, legacySampleBothWays, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
-for (const dialect of DIALECTS) {
+for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
   let testDb: TestDatabase;
   let db: Database;
   const { bothWays: viaWriter } = builtRecords(() => db);
@@ -26,10 +26,11 @@ for (const dialect of DIALECTS) {
   /** Rows as an older store left them, `quote_free` NULL or with its CSV bits alone; they take the scan. */
   const storedBefore = (to: 'null' | 'csv bits only') => storedQuoteFree(() => testDb, to === 'null' ? 'NULL' : 'quote_free & 65535');
 
-  describe(`XML items built by the database (${dialect})`, () => {
+  describe(`XML items built by the database (${name})`, () => {
     before(async () => {
-      testDb = await createTestDatabase(dialect);
+      testDb = await createTestDatabase(dialect, { nativeRecords });
       db = testDb.db;
+      if (nativeRecords !== undefined) assert.equal(db.nativeRecords?.(), nativeRecords, 'the items are built the way this run names');
     });
     after(async () => testDb.drop());
 

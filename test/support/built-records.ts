@@ -8,7 +8,8 @@ import type { ExportMeta, RecordSourceWriter } from '../../src/model/export-writ
 import type { PriceItem } from '../../src/model/price-item.js';
 import type { RecordReader } from '../../src/model/record-spec.js';
 import type { Database } from '../../src/store/types.js';
-import { executeRaw, type TestDatabase } from './dialects.js';
+import { findRecordsExtension } from '../../src/store/sqlite/records-extension.js';
+import { DIALECTS, executeRaw, type Dialect, type TestDatabase } from './dialects.js';
 import { buildMeta, collectChunks, inBatches, legacySample } from './format-items.js';
 
 export interface BuiltRecords {
@@ -16,6 +17,23 @@ export interface BuiltRecords {
   /** `afterPublish` may change the stored rows (as an older version of the store left them). */
   bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean, afterPublish?: (listId: number) => void | Promise<void>): Promise<{ viaStore: Buffer; viaJavaScript: Buffer; used: boolean }>;
 }
+
+/** A dialect the records' contract tests run on, and whether SQLite builds its pages with the C extension. */
+export interface RecordsRun {
+  dialect: Dialect;
+  nativeRecords?: boolean;
+  name: string;
+}
+
+/**
+ * Each dialect this run reaches; SQLite twice where the C extension was built (build/native/):
+ * its pages built by the extension, and by SQL (the fallback where no C compiler is).
+ */
+export const RECORDS_RUNS: readonly RecordsRun[] = DIALECTS.flatMap((dialect): RecordsRun[] =>
+  dialect === 'sqlite' && findRecordsExtension() !== null
+    ? [{ dialect, nativeRecords: true, name: 'sqlite, C extension' }, { dialect, nativeRecords: false, name: 'sqlite, SQL' }]
+    : [{ dialect, name: dialect }],
+);
 
 export const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
 

@@ -36,7 +36,7 @@ export class SqliteDialect implements SqlDialect {
    */
   private readonly statements = new Map<string, Database.Statement>();
 
-  /** Whether CSV/TSV pages are built by the C extension (records-extension.ts) rather than by SQL. */
+  /** Whether CSV/TSV, JSON and XML pages are built by the C extension (records-extension.ts) rather than by SQL. */
   readonly nativeRecords: boolean;
 
   /** `nativeRecords: false` builds every page by SQL even where the extension was built (the tests compare both). */

@@ -6,7 +6,7 @@ import { itemFromRow } from '../item-row.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compileRecord, type CompiledRecord } from './delimited-sql.js';
-import { nativeRecordsPage } from './delimited-native-sql.js';
+import { nativeRecordsPage } from './native-records-sql.js';
 import { compileJsonRecord } from './json-sql.js';
 import { compileXmlRecord } from './xml-sql.js';
 import { compileYmlRecord } from './yml-sql.js';
@@ -25,7 +25,7 @@ export interface SqliteConnection {
   pageRunner: PageRunner;
   /** Where drafts' rows are inserted; null: on this connection (an in-memory database). */
   appendThread: AppendThread | null;
-  /** Whether every connection has the records extension (records-extension.ts): CSV/TSV pages are built by it. */
+  /** Whether every connection has the records extension (records-extension.ts): CSV/TSV, JSON and XML pages are built by it. */
   nativeRecords: boolean;
 }
 
@@ -89,7 +89,7 @@ export class SqliteItems implements DialectItems {
       yield* this.sheetRows(priceListId, spec, options);
       return;
     }
-    const native = spec.format === 'delimited' && this.c.nativeRecords ? nativeRecordsPage(spec, options.onlyAvailable === true) : null;
+    const native = this.c.nativeRecords ? nativeRecordsPage(spec, options.onlyAvailable === true) : null;
     if (native) {
       yield* listPages<Uint8Array>(this.c.pageRunner, priceListId, this.positionBounds(priceListId), native);
       return;

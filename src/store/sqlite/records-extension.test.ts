@@ -10,7 +10,7 @@ import { findRecordsExtension, loadRecordsExtension } from './records-extension.
 
 const extension = findRecordsExtension();
 
-describe('price_export_delimited()', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
+describe('price_export_delimited(), price_export_json(), price_export_xml()', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
   const db = new Database(':memory:');
   assert.equal(loadRecordsExtension(db, extension!), true);
   // INTEGER affinity, as price_items: a JavaScript number is bound as a REAL and stored as an integer.
@@ -45,5 +45,29 @@ describe('price_export_delimited()', { skip: extension === null ? 'build/native/
     assert.throws(() => page('t', [[1, 'a', 'b']]), /one kind per value/);
     assert.throws(() => page('tx', [[1, 'a', 'b']]), /a kind is one of/);
     assert.throws(() => db.prepare(`SELECT price_export_delimited('t', ',;', '.', ';', 1, 'a')`).pluck().get(), /one-byte delimiter/);
+  });
+
+  /** One JSON or XML aggregate over the rows in their given order. */
+  const items = (call: string, rows: [number, unknown, unknown][]) => {
+    db.exec('DELETE FROM r');
+    const insert = db.prepare('INSERT INTO r VALUES (?, ?, ?)');
+    for (const row of rows) insert.run(row);
+    const value = db.prepare(`SELECT ${call} FROM (SELECT * FROM r ORDER BY rowid)`).pluck().get() as Buffer | null;
+    return value === null ? null : value.toString('utf8');
+  };
+
+  it('JSON and XML: each kind, NULL as null or an empty element', () => {
+    const text = 'x"\\\n\t\u0001€';
+    assert.equal(items(`price_export_json('ltlm', seq, '{"a":', a, ',"b":', b)`, [[1, text, 199050], [2, null, null]]), `{"a":${JSON.stringify(text)},"b":1990.5{"a":null,"b":null`);
+    assert.equal(items(`price_export_xml('tml', seq, 'a', a, 'b', b, ';')`, [[1, 'x&<\r', 5], [2, null, null]]), '<a>x&amp;&lt;&#13;</a><b>0.05</b>;<a/><b/>;');
+  });
+
+  it('JSON and XML: rows out of publication order, money not a non-negative integer, a malformed call', () => {
+    assert.throws(() => items(`price_export_json('t', seq, a)`, [[2, 'a', null], [1, 'b', null]]), /price_export_json: rows out of publication order/);
+    assert.throws(() => items(`price_export_xml('t', seq, 'e', a)`, [[2, 'a', null], [2, 'b', null]]), /price_export_xml: rows out of publication order/);
+    assert.throws(() => items(`price_export_json('m', seq, b)`, [[1, null, 1.5]]), /price_export_json: money must be a non-negative integer/);
+    assert.throws(() => items(`price_export_xml('m', seq, 'e', b)`, [[1, null, -3]]), /price_export_xml: money must be a non-negative integer/);
+    assert.throws(() => items(`price_export_json('tt', seq, a)`, [[1, 'a', null]]), /one kind per value/);
+    assert.throws(() => items(`price_export_xml('t', seq, a)`, [[1, 'a', null]]), /an element name and a value per field/);
   });
 });

@@ -1,24 +1,33 @@
 /*
- * A SQLite extension with one aggregate, price_export_delimited(), that builds a page of CSV or
- * TSV records (model/delimited-record.ts) in one pass over the rows.
+ * A SQLite extension with three aggregates that build a page of records in one pass over the
+ * rows, each as the writer of its format prints them: price_export_delimited() CSV or TSV
+ * records (model/delimited-record.ts), price_export_json() JSON items (model/json-record.ts),
+ * price_export_xml() XML items (model/xml-record.ts).
  *
- * Why C: the same records built by SQL expressions (delimited-sql.ts) cost 54 ms of SQLite's
+ * Why C: the same CSV records built by SQL expressions (delimited-sql.ts) cost 54 ms of SQLite's
  * work per 100k legacy records against 26 ms here, and with the SQL the first CSV and TSV over
  * HTTP stayed at 1.4–1.7× `sqlite3 -csv` against issue #18's goal of ≥ 2×; with this aggregate,
  * 2.0–2.3× at 100k items and 2.9–3.2× at 1M (bench/figures/first-json-xml.ts, bench/RESULTS.md
- * "2026-11-26, last night").
- * SQLite's VM spends that time on the expression's registers and calls, not on the text.
+ * "2026-11-26, last night"). SQLite's VM spends that time on the expression's registers and
+ * calls, not on the text. JSON and XML items gain the same way (the same section).
  *
  * The SQL records stay the reference and the fallback (a machine without a C compiler builds
- * none of this); store/delimited-records.contract.test.ts holds both to the CSV writer's bytes.
+ * none of this); store/{delimited,json,xml}-records.contract.test.ts hold both to the writers'
+ * bytes.
  *
  *   price_export_delimited(kinds, delimiter, decimal, record_end, seq, v1, …, vN)
+ *   price_export_json(kinds, seq, v1, …, vN)
+ *   price_export_xml(kinds, seq, …)
  *
- * kinds holds one letter per value: `t` a text (quoted when it holds the delimiter, `"`, CR or
- * LF, or starts or ends with a space; inner `"` doubled), `m` money in minor units (units, the
- * decimal separator, two digits), `i` an integer, `b` a boolean (`1`/`0`), `l` a literal (a
- * profile's constant, already quoted by the writer). NULL is an empty field. The delimiter is
+ * kinds holds one letter per part. CSV: `t` a text (quoted when it holds the delimiter, `"`, CR
+ * or LF, or starts or ends with a space; inner `"` doubled), `m` money in minor units (units,
+ * the decimal separator, two digits), `i` an integer, `b` a boolean (`1`/`0`), `l` a literal (a
+ * profile's constant, already quoted by the writer); NULL is an empty field. The delimiter is
  * one ASCII character (model/profile.ts PROFILE_DELIMITERS), so a byte test finds it in UTF-8.
+ * JSON: the same letters, NULL printed `null`, a text as JSON.stringify prints it, money as
+ * String(units / 100). XML: `l` takes one argument, each field two (its element's name, then
+ * its value): `<name/>` for NULL, else `<name>value</name>`, a text escaped as the XML writer
+ * does (xml-text.ts), money with `.` and two digits, booleans `true`/`false`.
  *
  * The records follow one another in the order the rows arrive; seq must rise from row to row,
  * else the aggregate fails rather than return records out of publication order.
@@ -104,13 +113,48 @@ static void put_value_text(Page *page, sqlite3_value *value) {
   if (text) put(page, text, sqlite3_value_bytes(value));
 }
 
-static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
+/* The page of this aggregate call, or NULL when nothing more is to be written to it. */
+static Page *page_of(sqlite3_context *context) {
   Page *page = sqlite3_aggregate_context(context, sizeof(Page));
   if (!page) {
     sqlite3_result_error_nomem(context);
-    return;
+    return NULL;
   }
-  if (page->error) return;
+  return page->error ? NULL : page;
+}
+
+/* Counts a row whose seq follows the last one's; 0 (the error set) when it does not. */
+static int next_row(Page *page, sqlite3_value *seq_value, const char *out_of_order) {
+  sqlite3_int64 seq = sqlite3_value_int64(seq_value);
+  if (page->rows > 0 && seq <= page->last_seq) {
+    page->error = out_of_order;
+    return 0;
+  }
+  page->last_seq = seq;
+  page->rows++;
+  return 1;
+}
+
+/* Minor units, never negative (CONTRACT §2), as units, the separator and two digits. */
+static void put_money(Page *page, sqlite3_int64 minor, const void *separator, int separator_length) {
+  char cents[2] = {(char)('0' + minor % 100 / 10), (char)('0' + minor % 10)};
+  put_integer(page, minor / 100);
+  put(page, separator, separator_length);
+  put(page, cents, 2);
+}
+
+/* A money value's minor units; -1 (the error set) when it is not a non-negative integer. */
+static sqlite3_int64 minor_units(Page *page, sqlite3_value *value, const char *error) {
+  if (sqlite3_value_type(value) != SQLITE_INTEGER || sqlite3_value_int64(value) < 0) {
+    page->error = error;
+    return -1;
+  }
+  return sqlite3_value_int64(value);
+}
+
+static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  Page *page = page_of(context);
+  if (!page) return;
   if (argc < 5) {
     page->error = "price_export_delimited(kinds, delimiter, decimal, record_end, seq, values…)";
     return;
@@ -125,13 +169,7 @@ static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   }
   int decimal_length = sqlite3_value_bytes(argv[2]);
   int record_end_length = sqlite3_value_bytes(argv[3]);
-  sqlite3_int64 seq = sqlite3_value_int64(argv[4]);
-  if (page->rows > 0 && seq <= page->last_seq) {
-    page->error = "price_export_delimited: rows out of publication order";
-    return;
-  }
-  page->last_seq = seq;
-  page->rows++;
+  if (!next_row(page, argv[4], "price_export_delimited: rows out of publication order")) return;
   for (int field = 0; field < argc - 5; field++) {
     if (field > 0) put(page, delimiter, 1);
     sqlite3_value *value = argv[field + 5];
@@ -145,15 +183,9 @@ static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
         put_value_text(page, value);
         break;
       case 'm': {
-        if (type != SQLITE_INTEGER || sqlite3_value_int64(value) < 0) {
-          page->error = "price_export_delimited: money must be a non-negative integer of minor units";
-          return;
-        }
-        sqlite3_int64 minor = sqlite3_value_int64(value);
-        char cents[2] = {(char)('0' + minor % 100 / 10), (char)('0' + minor % 10)};
-        put_integer(page, minor / 100);
-        put(page, decimal, decimal_length);
-        put(page, cents, 2);
+        sqlite3_int64 minor = minor_units(page, value, "price_export_delimited: money must be a non-negative integer of minor units");
+        if (minor < 0) return;
+        put_money(page, minor, decimal, decimal_length);
         break;
       }
       case 'i':
@@ -170,6 +202,193 @@ static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
     }
   }
   put(page, record_end, record_end_length);
+}
+
+/* JSON.stringify of a text: `"`, `\` and the C0 controls escaped (\b \t \n \f \r, else \u00xx). */
+static void put_json_string(Page *page, sqlite3_value *value) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *text = sqlite3_value_text(value);
+  int length = sqlite3_value_bytes(value);
+  put(page, "\"", 1);
+  int from = 0;
+  for (int i = 0; text && i < length; i++) {
+    unsigned char c = text[i];
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    put(page, text + from, i - from);
+    from = i + 1;
+    char escape[6] = {'\\', 0, 0, 0, 0, 0};
+    int escape_length = 2;
+    switch (c) {
+      case '"': escape[1] = '"'; break;
+      case '\\': escape[1] = '\\'; break;
+      case '\b': escape[1] = 'b'; break;
+      case '\t': escape[1] = 't'; break;
+      case '\n': escape[1] = 'n'; break;
+      case '\f': escape[1] = 'f'; break;
+      case '\r': escape[1] = 'r'; break;
+      default:
+        escape[1] = 'u', escape[2] = '0', escape[3] = '0', escape[4] = hex[c >> 4], escape[5] = hex[c & 15];
+        escape_length = 6;
+    }
+    put(page, escape, escape_length);
+  }
+  put(page, text + from, length - from);
+  put(page, "\"", 1);
+}
+
+/* Below this many minor units (2^46 · 100) String(units / 100) is the exact amount (sqlite/json-number-sql.ts). */
+#define EXACT_BELOW 7036874417766400LL
+
+/* The exact amount, trailing zeros dropped: 199050 → 1990.5, 100 → 1, 5 → 0.05. */
+static void put_exact_decimal(Page *page, sqlite3_int64 minor) {
+  put_integer(page, minor / 100);
+  int cents = (int)(minor % 100);
+  if (cents == 0) return;
+  char digits[3] = {'.', (char)('0' + cents / 10), (char)('0' + cents % 10)};
+  put(page, digits, cents % 10 == 0 ? 2 : 3);
+}
+
+static int rank(sqlite3_int64 cents) {
+  return cents % 100 == 0 ? 0 : cents % 10 == 0 ? 1 : 2;
+}
+
+/* From EXACT_BELOW to 2^53: the cent JavaScript prints for the double nearest units / 100 (sqlite/json-number-sql.ts says why). */
+static sqlite3_int64 nearest_shortest(sqlite3_int64 units) {
+  sqlite3_int64 m = (units * 16 + 12) / 25;
+  sqlite3_int64 a = 50 * m / 32, b = a + 1;
+  sqlite3_int64 da = 32 * a - 50 * m, db = 32 * b - 50 * m;
+  if (da < 0) da = -da;
+  if (db < 0) db = -db;
+  if (db >= 25) return a;
+  if (da >= 25) return b;
+  if (rank(a) != rank(b)) return rank(a) < rank(b) ? a : b;
+  if (da != db) return da < db ? a : b;
+  return a % 2 == 0 ? a : b;
+}
+
+static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  Page *page = page_of(context);
+  if (!page) return;
+  const unsigned char *kinds = argc >= 2 ? sqlite3_value_text(argv[0]) : NULL;
+  if (!kinds || sqlite3_value_bytes(argv[0]) != argc - 2) {
+    page->error = "price_export_json(kinds, seq, values…): one kind per value";
+    return;
+  }
+  if (!next_row(page, argv[1], "price_export_json: rows out of publication order")) return;
+  for (int part = 0; part < argc - 2; part++) {
+    sqlite3_value *value = argv[part + 2];
+    int type = sqlite3_value_type(value);
+    if (type == SQLITE_NULL) {
+      if (kinds[part] != 'l') put(page, "null", 4);
+      continue;
+    }
+    switch (kinds[part]) {
+      case 'l':
+        put_value_text(page, value);
+        break;
+      case 't':
+        put_json_string(page, value);
+        break;
+      case 'm': {
+        sqlite3_int64 minor = minor_units(page, value, "price_export_json: money must be a non-negative integer of minor units");
+        if (minor < 0) return;
+        put_exact_decimal(page, minor < EXACT_BELOW ? minor : nearest_shortest(minor));
+        break;
+      }
+      case 'i':
+        if (type == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
+        else put_value_text(page, value);
+        break;
+      case 'b':
+        if (sqlite3_value_int64(value)) put(page, "true", 4);
+        else put(page, "false", 5);
+        break;
+      default:
+        page->error = "price_export_json: a kind is one of l, t, m, i, b";
+        return;
+    }
+  }
+}
+
+/* XML text as the writer escapes it (xml-text.ts): C0 controls but tab, LF and CR, U+FFFE and
+ * U+FFFF dropped; `&`, `<`, `>` and CR as references. */
+static void put_xml_text(Page *page, sqlite3_value *value) {
+  const unsigned char *text = sqlite3_value_text(value);
+  int length = sqlite3_value_bytes(value);
+  int from = 0;
+  for (int i = 0; text && i < length; i++) {
+    unsigned char c = text[i];
+    const char *reference;
+    int skip = 0;
+    if (c == '&') reference = "&amp;";
+    else if (c == '<') reference = "&lt;";
+    else if (c == '>') reference = "&gt;";
+    else if (c == '\r') reference = "&#13;";
+    else if (c > 0 && c < 0x20 && c != '\t' && c != '\n') reference = "";
+    else if (c == 0xEF && i + 2 < length && text[i + 1] == 0xBF && (text[i + 2] == 0xBE || text[i + 2] == 0xBF)) reference = "", skip = 2;
+    else continue;
+    put(page, text + from, i - from);
+    put(page, reference, (sqlite3_int64)strlen(reference));
+    i += skip;
+    from = i + 1;
+  }
+  put(page, text + from, length - from);
+}
+
+static void xml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  Page *page = page_of(context);
+  if (!page) return;
+  const unsigned char *kinds = argc >= 2 ? sqlite3_value_text(argv[0]) : NULL;
+  int kind_count = kinds ? sqlite3_value_bytes(argv[0]) : 0, expected = 2;
+  for (int part = 0; part < kind_count; part++) expected += kinds[part] == 'l' ? 1 : 2;
+  if (!kinds || expected != argc) {
+    page->error = "price_export_xml(kinds, seq, …): one argument per literal, an element name and a value per field";
+    return;
+  }
+  if (!next_row(page, argv[1], "price_export_xml: rows out of publication order")) return;
+  for (int part = 0, at = 2; part < kind_count; part++) {
+    if (kinds[part] == 'l') {
+      put_value_text(page, argv[at++]);
+      continue;
+    }
+    const unsigned char *name = sqlite3_value_text(argv[at]);
+    int name_length = sqlite3_value_bytes(argv[at]);
+    sqlite3_value *value = argv[at + 1];
+    at += 2;
+    int type = sqlite3_value_type(value);
+    put(page, "<", 1);
+    put(page, name, name_length);
+    if (type == SQLITE_NULL) {
+      put(page, "/>", 2);
+      continue;
+    }
+    put(page, ">", 1);
+    switch (kinds[part]) {
+      case 't':
+        put_xml_text(page, value);
+        break;
+      case 'm': {
+        sqlite3_int64 minor = minor_units(page, value, "price_export_xml: money must be a non-negative integer of minor units");
+        if (minor < 0) return;
+        put_money(page, minor, ".", 1);
+        break;
+      }
+      case 'i':
+        if (type == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
+        else put_value_text(page, value);
+        break;
+      case 'b':
+        if (sqlite3_value_int64(value)) put(page, "true", 4);
+        else put(page, "false", 5);
+        break;
+      default:
+        page->error = "price_export_xml: a kind is one of l, t, m, i, b";
+        return;
+    }
+    put(page, "</", 2);
+    put(page, name, name_length);
+    put(page, ">", 1);
+  }
 }
 
 static void final(sqlite3_context *context) {
@@ -192,5 +411,9 @@ __declspec(dllexport)
 int sqlite3_priceexportrecords_init(sqlite3 *db, char **error, const sqlite3_api_routines *api) {
   (void)error;
   SQLITE_EXTENSION_INIT2(api);
-  return sqlite3_create_function(db, "price_export_delimited", -1, SQLITE_UTF8 | SQLITE_INNOCUOUS, 0, 0, step, final);
+  int flags = SQLITE_UTF8 | SQLITE_INNOCUOUS;
+  int rc = sqlite3_create_function(db, "price_export_delimited", -1, flags, 0, 0, step, final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_json", -1, flags, 0, 0, json_step, final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_xml", -1, flags, 0, 0, xml_step, final);
+  return rc;
 }

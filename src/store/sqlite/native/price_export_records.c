@@ -25,9 +25,12 @@
  * profile's constant, already quoted by the writer); NULL is an empty field. The delimiter is
  * one ASCII character (model/profile.ts PROFILE_DELIMITERS), so a byte test finds it in UTF-8.
  * JSON: the same letters, NULL printed `null`, a text as JSON.stringify prints it, money as
- * String(units / 100). XML: `l` takes one argument, each field two (its element's name, then
- * its value): `<name/>` for NULL, else `<name>value</name>`, a text escaped as the XML writer
- * does (xml-text.ts), money with `.` and two digits, booleans `true`/`false`.
+ * String(units / 100); `s` a text every item has, without its quotes (they are in the literals
+ * around it). XML: `l` takes one argument, each field two (its element's name, then its value):
+ * `<name/>` for NULL, else `<name>value</name>`, a text escaped as the XML writer does
+ * (xml-text.ts), money with `.` and two digits, booleans `true`/`false`; `T`, `M`, `I`, `B` a
+ * field every item has, its value alone (its tags are in the literals around it). A literal
+ * carries the fixed text between two values: the fewer copies per row, the faster the page.
  *
  * The records follow one another in the order the rows arrive; seq must rise from row to row,
  * else the aggregate fails rather than return records out of publication order.
@@ -46,6 +49,7 @@ typedef struct {
   const char *error;
 } Page;
 
+/* Room for `more` bytes; the page's error set when there is none to be had. */
 static void reserve(Page *page, sqlite3_int64 more) {
   if (page->error || page->length + more <= page->capacity) return;
   sqlite3_int64 capacity = page->capacity ? page->capacity * 2 : 256 * 1024;
@@ -59,11 +63,27 @@ static void reserve(Page *page, sqlite3_int64 more) {
   page->capacity = capacity;
 }
 
-static void put(Page *page, const void *text, sqlite3_int64 length) {
-  reserve(page, length);
-  if (page->error || length == 0) return;
+/* Inline, the common case a bounds test and a copy: an item is written in a few dozen puts. */
+static inline __attribute__((always_inline)) void put(Page *page, const void *text, sqlite3_int64 length) {
+  if (page->length + length > page->capacity) {
+    reserve(page, length);
+    if (page->error) return;
+  }
+  if (length == 0) return;
   memcpy(page->bytes + page->length, text, (size_t)length);
   page->length += length;
+}
+
+/*
+ * A value's UTF-8 bytes (sqlite3_value_bytes gives their length); NULL for SQL NULL. Read as a
+ * blob: sqlite3_value_text would first copy a column's or a parameter's text to end it with a
+ * NUL (a malloc and a memcpy per value: with it, the XML items' aggregate was no faster than
+ * their SQL, bench/RESULTS.md "2026-11-26, last night"). Nothing here reads past the length.
+ */
+static const unsigned char *text_of(sqlite3_value *value) {
+  const unsigned char *bytes = sqlite3_value_blob(value);
+  if (bytes) return bytes;
+  return sqlite3_value_type(value) == SQLITE_NULL ? NULL : (const unsigned char *)"";
 }
 
 static void put_integer(Page *page, sqlite3_int64 value) {
@@ -89,7 +109,7 @@ static int must_quote(const unsigned char *text, int length, unsigned char delim
 }
 
 static void put_text(Page *page, sqlite3_value *value, unsigned char delimiter) {
-  const unsigned char *text = sqlite3_value_text(value);
+  const unsigned char *text = text_of(value);
   int length = sqlite3_value_bytes(value);
   if (!text) return;
   if (!must_quote(text, length, delimiter)) {
@@ -109,7 +129,7 @@ static void put_text(Page *page, sqlite3_value *value, unsigned char delimiter) 
 }
 
 static void put_value_text(Page *page, sqlite3_value *value) {
-  const unsigned char *text = sqlite3_value_text(value);
+  const unsigned char *text = text_of(value);
   if (text) put(page, text, sqlite3_value_bytes(value));
 }
 
@@ -159,10 +179,10 @@ static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
     page->error = "price_export_delimited(kinds, delimiter, decimal, record_end, seq, values…)";
     return;
   }
-  const unsigned char *kinds = sqlite3_value_text(argv[0]);
-  const unsigned char *delimiter = sqlite3_value_text(argv[1]);
-  const unsigned char *decimal = sqlite3_value_text(argv[2]);
-  const unsigned char *record_end = sqlite3_value_text(argv[3]);
+  const unsigned char *kinds = text_of(argv[0]);
+  const unsigned char *delimiter = text_of(argv[1]);
+  const unsigned char *decimal = text_of(argv[2]);
+  const unsigned char *record_end = text_of(argv[3]);
   if (!kinds || !delimiter || !decimal || !record_end || sqlite3_value_bytes(argv[0]) != argc - 5 || sqlite3_value_bytes(argv[1]) != 1) {
     page->error = "price_export_delimited: one kind per value and a one-byte delimiter";
     return;
@@ -204,12 +224,11 @@ static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   put(page, record_end, record_end_length);
 }
 
-/* JSON.stringify of a text: `"`, `\` and the C0 controls escaped (\b \t \n \f \r, else \u00xx). */
-static void put_json_string(Page *page, sqlite3_value *value) {
+/* JSON.stringify of a text without its quotes: `"`, `\` and the C0 controls escaped (\b \t \n \f \r, else \u00xx). */
+static void put_json_body(Page *page, sqlite3_value *value) {
   static const char hex[] = "0123456789abcdef";
-  const unsigned char *text = sqlite3_value_text(value);
+  const unsigned char *text = text_of(value);
   int length = sqlite3_value_bytes(value);
-  put(page, "\"", 1);
   int from = 0;
   for (int i = 0; text && i < length; i++) {
     unsigned char c = text[i];
@@ -233,7 +252,6 @@ static void put_json_string(Page *page, sqlite3_value *value) {
     put(page, escape, escape_length);
   }
   put(page, text + from, length - from);
-  put(page, "\"", 1);
 }
 
 /* Below this many minor units (2^46 · 100) String(units / 100) is the exact amount (sqlite/json-number-sql.ts). */
@@ -269,7 +287,7 @@ static sqlite3_int64 nearest_shortest(sqlite3_int64 units) {
 static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   Page *page = page_of(context);
   if (!page) return;
-  const unsigned char *kinds = argc >= 2 ? sqlite3_value_text(argv[0]) : NULL;
+  const unsigned char *kinds = argc >= 2 ? text_of(argv[0]) : NULL;
   if (!kinds || sqlite3_value_bytes(argv[0]) != argc - 2) {
     page->error = "price_export_json(kinds, seq, values…): one kind per value";
     return;
@@ -279,6 +297,10 @@ static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) 
     sqlite3_value *value = argv[part + 2];
     int type = sqlite3_value_type(value);
     if (type == SQLITE_NULL) {
+      if (kinds[part] == 's') {
+        page->error = "price_export_json: a text every item has is NULL";
+        return;
+      }
       if (kinds[part] != 'l') put(page, "null", 4);
       continue;
     }
@@ -287,7 +309,12 @@ static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) 
         put_value_text(page, value);
         break;
       case 't':
-        put_json_string(page, value);
+        put(page, "\"", 1);
+        put_json_body(page, value);
+        put(page, "\"", 1);
+        break;
+      case 's':
+        put_json_body(page, value);
         break;
       case 'm': {
         sqlite3_int64 minor = minor_units(page, value, "price_export_json: money must be a non-negative integer of minor units");
@@ -304,7 +331,7 @@ static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) 
         else put(page, "false", 5);
         break;
       default:
-        page->error = "price_export_json: a kind is one of l, t, m, i, b";
+        page->error = "price_export_json: a kind is one of l, t, s, m, i, b";
         return;
     }
   }
@@ -313,7 +340,7 @@ static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) 
 /* XML text as the writer escapes it (xml-text.ts): C0 controls but tab, LF and CR, U+FFFE and
  * U+FFFF dropped; `&`, `<`, `>` and CR as references. */
 static void put_xml_text(Page *page, sqlite3_value *value) {
-  const unsigned char *text = sqlite3_value_text(value);
+  const unsigned char *text = text_of(value);
   int length = sqlite3_value_bytes(value);
   int from = 0;
   for (int i = 0; text && i < length; i++) {
@@ -335,56 +362,71 @@ static void put_xml_text(Page *page, sqlite3_value *value) {
   put(page, text + from, length - from);
 }
 
+/* A field's value as its element's text; 0 (the error set) when it cannot be written. */
+static int put_xml_value(Page *page, unsigned char kind, sqlite3_value *value) {
+  switch (kind) {
+    case 't':
+      put_xml_text(page, value);
+      return 1;
+    case 'm': {
+      sqlite3_int64 minor = minor_units(page, value, "price_export_xml: money must be a non-negative integer of minor units");
+      if (minor < 0) return 0;
+      put_money(page, minor, ".", 1);
+      return 1;
+    }
+    case 'i':
+      if (sqlite3_value_type(value) == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
+      else put_value_text(page, value);
+      return 1;
+    case 'b':
+      if (sqlite3_value_int64(value)) put(page, "true", 4);
+      else put(page, "false", 5);
+      return 1;
+    default:
+      page->error = "price_export_xml: a kind is one of l, t, m, i, b, or T, M, I, B";
+      return 0;
+  }
+}
+
 static void xml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   Page *page = page_of(context);
   if (!page) return;
-  const unsigned char *kinds = argc >= 2 ? sqlite3_value_text(argv[0]) : NULL;
+  const unsigned char *kinds = argc >= 2 ? text_of(argv[0]) : NULL;
   int kind_count = kinds ? sqlite3_value_bytes(argv[0]) : 0, expected = 2;
-  for (int part = 0; part < kind_count; part++) expected += kinds[part] == 'l' ? 1 : 2;
+  for (int part = 0; part < kind_count; part++) expected += kinds[part] >= 'a' && kinds[part] != 'l' ? 2 : 1;
   if (!kinds || expected != argc) {
-    page->error = "price_export_xml(kinds, seq, …): one argument per literal, an element name and a value per field";
+    page->error = "price_export_xml(kinds, seq, …): one argument per literal and bare value, an element name and a value per field";
     return;
   }
   if (!next_row(page, argv[1], "price_export_xml: rows out of publication order")) return;
   for (int part = 0, at = 2; part < kind_count; part++) {
-    if (kinds[part] == 'l') {
+    unsigned char kind = kinds[part];
+    if (kind == 'l') {
       put_value_text(page, argv[at++]);
       continue;
     }
-    const unsigned char *name = sqlite3_value_text(argv[at]);
+    // Upper case: a field every item has, its tags in the literals around it.
+    if (kind < 'a') {
+      sqlite3_value *value = argv[at++];
+      if (sqlite3_value_type(value) == SQLITE_NULL) {
+        page->error = "price_export_xml: a field every item has is NULL";
+        return;
+      }
+      if (!put_xml_value(page, (unsigned char)(kind - 'A' + 'a'), value)) return;
+      continue;
+    }
+    const unsigned char *name = text_of(argv[at]);
     int name_length = sqlite3_value_bytes(argv[at]);
     sqlite3_value *value = argv[at + 1];
     at += 2;
-    int type = sqlite3_value_type(value);
     put(page, "<", 1);
     put(page, name, name_length);
-    if (type == SQLITE_NULL) {
+    if (sqlite3_value_type(value) == SQLITE_NULL) {
       put(page, "/>", 2);
       continue;
     }
     put(page, ">", 1);
-    switch (kinds[part]) {
-      case 't':
-        put_xml_text(page, value);
-        break;
-      case 'm': {
-        sqlite3_int64 minor = minor_units(page, value, "price_export_xml: money must be a non-negative integer of minor units");
-        if (minor < 0) return;
-        put_money(page, minor, ".", 1);
-        break;
-      }
-      case 'i':
-        if (type == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
-        else put_value_text(page, value);
-        break;
-      case 'b':
-        if (sqlite3_value_int64(value)) put(page, "true", 4);
-        else put(page, "false", 5);
-        break;
-      default:
-        page->error = "price_export_xml: a kind is one of l, t, m, i, b";
-        return;
-    }
+    if (!put_xml_value(page, kind, value)) return;
     put(page, "</", 2);
     put(page, name, name_length);
     put(page, ">", 1);

@@ -133,6 +133,12 @@ static void put_value_text(Page *page, sqlite3_value *value) {
   if (text) put(page, text, sqlite3_value_bytes(value));
 }
 
+/* An integer field: its digits, or what concat() would print for a value that is not an integer (none is stored so). */
+static void put_integer_value(Page *page, sqlite3_value *value) {
+  if (sqlite3_value_type(value) == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
+  else put_value_text(page, value);
+}
+
 /* The page of this aggregate call, or NULL when nothing more is to be written to it. */
 static Page *page_of(sqlite3_context *context) {
   Page *page = sqlite3_aggregate_context(context, sizeof(Page));
@@ -209,9 +215,7 @@ static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
         break;
       }
       case 'i':
-        // What concat() would print for a value that is not an integer (none is stored so).
-        if (type == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
-        else put_value_text(page, value);
+        put_integer_value(page, value);
         break;
       case 'b':
         put(page, sqlite3_value_int64(value) ? "1" : "0", 1);
@@ -323,8 +327,7 @@ static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) 
         break;
       }
       case 'i':
-        if (type == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
-        else put_value_text(page, value);
+        put_integer_value(page, value);
         break;
       case 'b':
         if (sqlite3_value_int64(value)) put(page, "true", 4);
@@ -375,8 +378,7 @@ static int put_xml_value(Page *page, unsigned char kind, sqlite3_value *value) {
       return 1;
     }
     case 'i':
-      if (sqlite3_value_type(value) == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
-      else put_value_text(page, value);
+      put_integer_value(page, value);
       return 1;
     case 'b':
       if (sqlite3_value_int64(value)) put(page, "true", 4);

@@ -47,7 +47,7 @@ for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
     before(async () => {
       testDb = await createTestDatabase(dialect, { nativeRecords });
       db = testDb.db;
-      if (nativeRecords !== undefined) assert.equal(db.nativeRecords?.(), nativeRecords, 'the records are built the way this run names');
+      if (nativeRecords !== undefined) assert.equal(db.nativeRecords?.(), nativeRecords, 'the records are built the way this run names (build/native/ left by an older checkout? run npm run build)');
     });
     after(async () => testDb.drop());
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { findRecordsExtension, loadRecordsExtension } from './records-extension.js';
+import { findRecordsExtension, loadRecordsExtension, RECORDS_EXTENSION_VERSION } from './records-extension.js';
 
 const extension = findRecordsExtension();
 
@@ -28,6 +28,15 @@ describe('price_export_delimited(), price_export_json(), price_export_xml()', { 
     assert.equal(page('tm', [[1, ' x', 199050], [2, null, 5], [3, 'a"b', null]]), '" x",1990.50;,0.05;"a""b",;');
     assert.equal(page('ib', [[1, -12, 2], [2, 0, 0], [3, null, null]]), '-12,1;0,0;,;');
     assert.equal(page('lt', [[1, '"k"', 'plain']]), '"k",plain;');
+  });
+
+  it('is not used when it is another version than this code calls (a build left from an older checkout)', () => {
+    const other = new Database(':memory:');
+    try {
+      assert.equal(loadRecordsExtension(other, extension!, RECORDS_EXTENSION_VERSION + 1), false);
+    } finally {
+      other.close();
+    }
   });
 
   it('answers NULL for no rows', () => {

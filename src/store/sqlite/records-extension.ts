@@ -24,14 +24,25 @@ export function findRecordsExtension(): string | null {
   }
 }
 
-/** Loads the extension into a connection; false (the SQL records then) when it cannot be loaded. */
-export function loadRecordsExtension(db: Database.Database, path: string): boolean {
+/**
+ * The version of the aggregates' calls this code makes (price_export_records_version() in the C
+ * source; both change together). A build left from an older checkout (pulled, not rebuilt)
+ * answers another and is not used: its calls would fail, or print other bytes.
+ */
+export const RECORDS_EXTENSION_VERSION = 2;
+
+/**
+ * Loads the extension into a connection; false (the SQL records then) when it cannot be loaded
+ * or is another version than `expected`.
+ */
+export function loadRecordsExtension(db: Database.Database, path: string, expected = RECORDS_EXTENSION_VERSION): boolean {
   try {
     // SQLite finds the entry point by the file's name: sqlite3_priceexportrecords_init.
     db.loadExtension(path);
-    return true;
+    return db.prepare('SELECT price_export_records_version()').pluck().get() === expected;
   } catch {
-    // A file built for another machine or SQLite: the SQL records are the same bytes.
+    // A file built for another machine or SQLite, or one without the version (the first build):
+    // the SQL records are the same bytes.
     return false;
   }
 }

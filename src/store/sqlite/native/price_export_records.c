@@ -449,6 +449,13 @@ static void final(sqlite3_context *context) {
   }
 }
 
+/* The version of the calls above (records-extension.ts RECORDS_EXTENSION_VERSION): raised with any change to them. */
+static void version(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  sqlite3_result_int(context, 2);
+}
+
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
@@ -459,5 +466,6 @@ int sqlite3_priceexportrecords_init(sqlite3 *db, char **error, const sqlite3_api
   int rc = sqlite3_create_function(db, "price_export_delimited", -1, flags, 0, 0, step, final);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_json", -1, flags, 0, 0, json_step, final);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_xml", -1, flags, 0, 0, xml_step, final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_records_version", 0, flags | SQLITE_DETERMINISTIC, 0, version, 0, 0);
   return rc;
 }

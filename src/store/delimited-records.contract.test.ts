@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { builtRecords, bytesOf, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
-import { createTestDatabase, type TestDatabase } from '../../test/support/dialects.js';
+import { builtRecords, bytesOf, createRunDatabase, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import type { TestDatabase } from '../../test/support/dialects.js';
 import { LEGACY_COLUMNS, profileColumns } from '../model/columns.js';
 import type { RecordReader } from '../model/record-spec.js';
 import type { PriceItem } from '../model/price-item.js';
@@ -18,7 +18,8 @@ import { buildMeta, inBatches, legacySample, plainItem, readFixture } from '../.
 import type { RecordSourceWriter } from '../model/export-writer.js';
 import type { Database } from './types.js';
 
-for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
+for (const run of RECORDS_RUNS) {
+  const { name } = run;
   let testDb: TestDatabase;
   let db: Database;
   /** Publishes the items as a new store's latest list; returns the list id. */
@@ -45,9 +46,8 @@ for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
 
   describe(`records built by the database (${name})`, () => {
     before(async () => {
-      testDb = await createTestDatabase(dialect, { nativeRecords });
+      testDb = await createRunDatabase(run);
       db = testDb.db;
-      if (nativeRecords !== undefined) assert.equal(db.nativeRecords?.(), nativeRecords, 'the records are built the way this run names (build/native/ left by an older checkout? run npm run build)');
     });
     after(async () => testDb.drop());
 

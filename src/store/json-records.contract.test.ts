@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createTestDatabase, executeRaw, type TestDatabase } from '../../test/support/dialects.js';
+import { executeRaw, type TestDatabase } from '../../test/support/dialects.js';
 import { openDatabase } from './factory.js';
 import { profileColumns } from '../model/columns.js';
 import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { jsonRecordSpec, jsonWriter } from '../formats/json.js';
-import { builtRecords, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import { EXACT_BELOW } from './sqlite/json-number-sql.js';
 import type { Database } from './types.js';
@@ -36,7 +36,8 @@ function awkwardAmounts(): number[] {
   return amounts.filter((units) => units <= MAX_UNITS);
 }
 
-for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
+for (const run of RECORDS_RUNS) {
+  const { dialect, name } = run;
   let testDb: TestDatabase;
   let db: Database;
   const { bothWays: viaWriter } = builtRecords(() => db);
@@ -48,9 +49,8 @@ for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
 
   describe(`JSON items built by the database (${name})`, () => {
     before(async () => {
-      testDb = await createTestDatabase(dialect, { nativeRecords });
+      testDb = await createRunDatabase(run);
       db = testDb.db;
-      if (nativeRecords !== undefined) assert.equal(db.nativeRecords?.(), nativeRecords, 'the items are built the way this run names (build/native/ left by an older checkout? run npm run build)');
     });
     after(async () => testDb.drop());
 

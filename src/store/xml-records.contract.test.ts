@@ -6,17 +6,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createTestDatabase, type TestDatabase } from '../../test/support/dialects.js';
+import type { TestDatabase } from '../../test/support/dialects.js';
 import { profileColumns } from '../model/columns.js';
 import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { xmlRecordSpec, xmlWriter } from '../formats/xml.js';
-import { builtRecords, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
-for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
+for (const run of RECORDS_RUNS) {
+  const { name } = run;
   let testDb: TestDatabase;
   let db: Database;
   const { bothWays: viaWriter } = builtRecords(() => db);
@@ -28,9 +29,8 @@ for (const { dialect, nativeRecords, name } of RECORDS_RUNS) {
 
   describe(`XML items built by the database (${name})`, () => {
     before(async () => {
-      testDb = await createTestDatabase(dialect, { nativeRecords });
+      testDb = await createRunDatabase(run);
       db = testDb.db;
-      if (nativeRecords !== undefined) assert.equal(db.nativeRecords?.(), nativeRecords, 'the items are built the way this run names (build/native/ left by an older checkout? run npm run build)');
     });
     after(async () => testDb.drop());
 

@@ -9,7 +9,7 @@ import type { PriceItem } from '../../src/model/price-item.js';
 import type { RecordReader } from '../../src/model/record-spec.js';
 import type { Database } from '../../src/store/types.js';
 import { findRecordsExtension } from '../../src/store/sqlite/records-extension.js';
-import { DIALECTS, executeRaw, type Dialect, type TestDatabase } from './dialects.js';
+import { createTestDatabase, DIALECTS, executeRaw, type Dialect, type TestDatabase } from './dialects.js';
 import { buildMeta, collectChunks, inBatches, legacySample } from './format-items.js';
 
 export interface BuiltRecords {
@@ -34,6 +34,15 @@ export const RECORDS_RUNS: readonly RecordsRun[] = DIALECTS.flatMap((dialect): R
     ? [{ dialect, nativeRecords: true, name: 'sqlite, C extension' }, { dialect, nativeRecords: false, name: 'sqlite, SQL' }]
     : [{ dialect, name: dialect }],
 );
+
+/** A fresh database for one run of RECORDS_RUNS, checked to build its pages the way the run names. */
+export async function createRunDatabase({ dialect, nativeRecords }: RecordsRun): Promise<TestDatabase> {
+  const testDb = await createTestDatabase(dialect, { nativeRecords });
+  if (nativeRecords !== undefined) {
+    assert.equal(testDb.db.nativeRecords?.(), nativeRecords, 'the pages are built the way this run names (build/native/ left by an older checkout? run npm run build)');
+  }
+  return testDb;
+}
 
 export const bytesOf = async (stream: AsyncIterable<Uint8Array>): Promise<Buffer> => Buffer.concat(await collectChunks(stream));
 

@@ -3,7 +3,7 @@ import { isCommonDelimiter, quoteFreeBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import { pgMoneyText } from './money-sql.js';
-import { PipeChain } from './pipe-chain.js';
+import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 import { literal } from './sql-literal.js';
 
 /*
@@ -20,9 +20,7 @@ export interface PgRecord {
 }
 
 export function compilePgRecord(spec: DelimitedRecordSpec): string {
-  const any = anyRowRecord(spec);
-  const plain = plainRowRecord(spec);
-  return plain ? `CASE WHEN ${plain.test} THEN ${plain.expression} ELSE ${any} END` : any;
+  return plainRowOrAny(plainRowRecord(spec), anyRowRecord(spec));
 }
 
 /** A money column's text with the record's decimal separator; NULL stays NULL. */
@@ -37,7 +35,7 @@ function moneyText(c: string, spec: DelimitedRecordSpec): string {
  * quote_free bit, set for a null text too), as one `||` chain (pipe-chain.ts) with the
  * delimiters joined to the fixed text. The test and the chain; null when the record cannot take it.
  */
-function plainRowRecord(spec: DelimitedRecordSpec): { test: string; expression: string } | null {
+function plainRowRecord(spec: DelimitedRecordSpec): PlainRow | null {
   if (!isCommonDelimiter(spec.delimiter)) return null;
   let plainBits = 0;
   const chain = new PipeChain();

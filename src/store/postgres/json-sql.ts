@@ -3,7 +3,7 @@ import { jsonPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import { literal } from './sql-literal.js';
-import { PipeChain } from './pipe-chain.js';
+import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 
 /*
  * A JsonRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
@@ -53,7 +53,7 @@ export const pgJsonMoney = (c: string): string => `(${c}::float8 / 100)::text`;
  * `||` chain (pipe-chain.ts) with the quotes around required texts joined to the keys'
  * literals. The test and the chain; null when the record reads no field.
  */
-function plainRowRecord(spec: JsonRecordSpec): { test: string; expression: string } | null {
+function plainRowRecord(spec: JsonRecordSpec): PlainRow | null {
   const tests: string[] = [];
   let plainBits = 0n;
   const chain = new PipeChain();
@@ -98,7 +98,5 @@ function plainRowRecord(spec: JsonRecordSpec): { test: string; expression: strin
 }
 
 export function compilePgJsonRecord(spec: JsonRecordSpec): string {
-  const any = anyRowRecord(spec);
-  const plain = plainRowRecord(spec);
-  return plain ? `CASE WHEN ${plain.test} THEN ${plain.expression} ELSE ${any} END` : any;
+  return plainRowOrAny(plainRowRecord(spec), anyRowRecord(spec));
 }

@@ -22,7 +22,6 @@ import { pgMoneyText } from './money-sql.js';
 
 const MARK = { start: 0x01, text: 0x02, end: 0x03 } as const;
 
-
 function textCell(cell: Extract<SheetRowCell, { kind: 'text' }>, index: number, escapeFormulas: boolean): string {
   const c = cell.field;
   const reference = literal(`<c r="${cell.column}`);

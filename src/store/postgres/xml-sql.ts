@@ -4,7 +4,7 @@ import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
 import { literal } from './sql-literal.js';
 import { pgMoneyText } from './money-sql.js';
-import { PipeChain } from './pipe-chain.js';
+import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 
 /*
@@ -56,7 +56,7 @@ const plainValue = (p: Exclude<XmlRecordPart, { kind: 'literal' }>): string => f
  * text too), as one `||` chain (pipe-chain.ts) with a required field's tags joined to the fixed
  * text around them. The test and the chain; null when the item reads no field.
  */
-function plainRowRecord(spec: XmlRecordSpec): { test: string; expression: string } | null {
+function plainRowRecord(spec: XmlRecordSpec): PlainRow | null {
   let plainBits = 0;
   const chain = new PipeChain();
   for (const p of spec.parts) {
@@ -81,9 +81,7 @@ function plainRowRecord(spec: XmlRecordSpec): { test: string; expression: string
 }
 
 export function compilePgXmlRecord(spec: XmlRecordSpec): string {
-  const any = anyRowRecord(spec);
-  const plain = plainRowRecord(spec);
-  return plain ? `CASE WHEN ${plain.test} THEN ${plain.expression} ELSE ${any} END` : any;
+  return plainRowOrAny(plainRowRecord(spec), anyRowRecord(spec));
 }
 
 /** Any row: each text tested on its own. */

@@ -2,6 +2,7 @@ import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
 import type { JsonRecordSpec } from '../../model/json-record.js';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { XmlRecordSpec } from '../../model/xml-record.js';
+import { FixedTextArgs } from '../fixed-text-args.js';
 import { isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import type { PageQuery } from './list-pages.js';
 
@@ -18,54 +19,41 @@ const MAX_ARGUMENTS = 127;
 
 /**
  * The arguments of an aggregate call after its kinds and seq: literals and names bound as
- * parameters, fixed text between two values joined into one literal (a required field's tags
- * or quotes with it: one copy per row instead of three).
+ * parameters, fixed text between two values joined into one literal (fixed-text-args.ts; a
+ * required field's tags or quotes with it: one copy per row instead of three), and the kind
+ * letter of each part.
  */
 class Arguments {
-  readonly list: string[] = [];
   readonly params: Record<string, string> = {};
-  kinds = '';
-  private fixed = '';
+  private kinds = '';
+  private readonly args = new FixedTextArgs((text) => {
+    this.kinds += 'l';
+    return this.bind(text);
+  });
 
   /** Fixed text, joined to the fixed text right before or after it. */
   text(text: string): void {
-    this.fixed += text;
+    this.args.text(text);
   }
 
-  /** A value of this kind letter: a column, or a bound text (an element's name). */
+  /** A part of this kind letter, of one or more arguments: a column, or a bound text (an element's name). */
   value(kind: string, ...values: ({ column: string } | { bound: string })[]): void {
-    this.flush();
-    this.kinds += kind;
-    for (const value of values) {
-      if ('bound' in value) {
-        this.bind(value.bound);
-      } else {
-        if (!isStoredField(value.column)) throw new Error(`${value.column} is no column (check canBuildRecords first)`);
-        this.list.push(value.column);
-      }
-    }
+    values.forEach((value, index) => {
+      if ('column' in value && !isStoredField(value.column)) throw new Error(`${value.column} is no column (check canBuildRecords first)`);
+      this.args.value('bound' in value ? this.bind(value.bound) : value.column);
+      // After the first argument: fixed text before it, flushed then, is a part of its own.
+      if (index === 0) this.kinds += kind;
+    });
   }
 
   /** The call's arguments: the bound kinds, then `before` (bound), then seq, then the values. */
   call(name: string, before: readonly string[] = []): { sql: string; count: number } {
-    this.flush();
-    const head = [this.kinds, ...before].map((text) => this.bindName(text));
-    const all = [...head, 'seq', ...this.list];
+    const values = this.args.list();
+    const all = [...[this.kinds, ...before].map((text) => this.bind(text)), 'seq', ...values];
     return { sql: `${name}(${all.join(', ')})`, count: all.length };
   }
 
-  private flush(): void {
-    if (this.fixed === '') return;
-    this.kinds += 'l';
-    this.bind(this.fixed);
-    this.fixed = '';
-  }
-
-  private bind(text: string): void {
-    this.list.push(this.bindName(text));
-  }
-
-  private bindName(text: string): string {
+  private bind(text: string): string {
     const name = `a${Object.keys(this.params).length}`;
     this.params[name] = text;
     return `@${name}`;

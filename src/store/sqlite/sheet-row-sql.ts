@@ -28,7 +28,6 @@ export function registerSheetRowFunctions(db: Database.Database): void {
   );
 }
 
-
 function textCell(cell: Extract<SheetRowCell, { kind: 'text' }>, column: StoredField, escapeFormulas: boolean, bind: (text: string) => string): string {
   const reference = bind(`<c r="${cell.column}`);
   const [open, openPreserved] = [bind(cell.open), bind(cell.openPreserved)];

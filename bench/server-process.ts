@@ -4,7 +4,7 @@
  * the render cache's "export rendered" lines; samples its RSS and CPU time from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface ServerOptions {
@@ -54,12 +54,37 @@ export function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** The fields after a /proc stat line's command name (which may hold spaces): utime is [11], stime [12], cutime [13], cstime [14]. */
+const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
 /** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number {
-  // Fields after the command name (which may hold spaces) in /proc/pid/stat: utime is 14th, stime 15th.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** CPU seconds of the children this process has waited for (a client run to its end), so far. */
+export function reapedChildrenCpuSeconds(): number {
+  const fields = statFields(readFileSync('/proc/self/stat', 'utf8'));
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+}
+
+/**
+ * CPU seconds of every process named `postgres` on this machine (the server and its backends)
+ * so far: on two cores a render is limited by the service's, the database server's and the
+ * client's CPU together, so a figure names each one's share.
+ */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /** Samples a process's RSS every `everyMs` until stopped; returns the peak seen. */

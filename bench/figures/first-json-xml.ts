@@ -12,7 +12,9 @@
  *
  * Each round is one download on a fresh server (its render cache in a fresh directory) and one
  * run of the client, alternating which goes first; the figure is items/s, ours ÷ the client's.
- * Goal ≥ 1.0×.
+ * Goal ≥ 1.0×. Each figure's notes give the CPU a round kept busy: the service, PostgreSQL's
+ * processes (all of this machine's) and the HTTP client for ours; the client and PostgreSQL's
+ * processes for the reference. On two cores their sum is what limits a render.
  *
  * `--formats json,xml,yml,csv` adds the CSV (CONTRACT's legacy columns); `--dialects postgresql` skips SQLite.
  * On SQLite the goal's second half, "CSV/TSV and XLSX keep ≥ 2×", takes `--formats csv,tsv,xlsx`:
@@ -34,7 +36,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { benchStore, categoryPaths } from '../bench-data.js';
 import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
-import { rssMiB, sampleRss, startServer } from '../server-process.js';
+import { cpuSeconds, postgresCpuSeconds, reapedChildrenCpuSeconds, rssMiB, sampleRss, startServer } from '../server-process.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
 
 const { values: args } = parseArgs({
@@ -81,9 +83,17 @@ function reachable(url: string): Promise<boolean> {
   });
 }
 
+/** CPU seconds one side of a round kept busy: the service (ours) or the client (the reference), the PostgreSQL processes, this process (ours: the HTTP client). */
+interface RoundCpu {
+  process: number;
+  postgres: number;
+  httpClient: number;
+}
+
 /** Runs a client to its end, counting its output; wall seconds include starting it, as a person would run it. */
-function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: number; bytes: number }> {
+function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: number; bytes: number; cpu: RoundCpu }> {
   return new Promise((resolve, reject) => {
+    const cpuBefore = { client: reapedChildrenCpuSeconds(), postgres: postgresCpuSeconds() };
     const started = process.hrtime.bigint();
     const child = spawn(file, clientArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
     let bytes = 0;
@@ -91,7 +101,11 @@ function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: num
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0) reject(new Error(`${file} exited ${code}`));
-      else resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, bytes });
+      else {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const cpu = { process: reapedChildrenCpuSeconds() - cpuBefore.client, postgres: postgresCpuSeconds() - cpuBefore.postgres, httpClient: 0 };
+        resolve({ seconds, bytes, cpu });
+      }
     });
   });
 }
@@ -106,8 +120,19 @@ function buildXlsxReference(): string {
 
 let served = 0;
 
+/** "the service 230 (200–290), PostgreSQL 300 (…), the HTTP client 60 (…)": each process's CPU over the rounds. */
+function cpuNote(rounds: readonly RoundCpu[], dialect: string, processName: string): string {
+  const part = (name: string, values: number[]) => `${name} ${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
+  const parts = [part(processName, rounds.map((r) => r.process))];
+  if (dialect === 'PostgreSQL') parts.push(part('PostgreSQL', rounds.map((r) => r.postgres)));
+  if (rounds.some((r) => r.httpClient > 0)) parts.push(part('the HTTP client', rounds.map((r) => r.httpClient)));
+  return parts.join(', ');
+}
+
+const ms = (seconds: number) => (seconds * 1000).toFixed(0);
+
 /** One first download of the format on a fresh server (a fresh render cache): seconds, bytes, the server's RSS growth. */
-async function firstDownload(format: string, databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number; rssGrowthMiB: number }> {
+async function firstDownload(format: string, databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number; rssGrowthMiB: number; cpu: RoundCpu }> {
   const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
   try {
     // Settle as bench/run.ts does: the first request compiles the routes' code paths.
@@ -115,10 +140,13 @@ async function firstDownload(format: string, databaseUrl: string, key: string): 
     await new Promise((resolve) => setTimeout(resolve, 300));
     const idle = rssMiB(server.pid);
     const stopSampling = sampleRss(server.pid);
+    const cpuBefore = { process: cpuSeconds(server.pid), postgres: postgresCpuSeconds(), httpClient: process.cpuUsage() };
     const run = await download(`${server.base}/api/export/latest?key=${key}&format=${format}`);
+    const httpClient = process.cpuUsage(cpuBefore.httpClient);
+    const cpu = { process: cpuSeconds(server.pid) - cpuBefore.process, postgres: postgresCpuSeconds() - cpuBefore.postgres, httpClient: (httpClient.user + httpClient.system) / 1e6 };
     const peak = stopSampling();
     if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
-    return { ...run, rssGrowthMiB: peak - idle };
+    return { ...run, rssGrowthMiB: peak - idle, cpu };
   } finally {
     await server.stop();
   }
@@ -176,6 +204,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
   const bytes = { ours: 0, theirs: 0 };
   const firstBytes: number[] = [];
   const rssGrowth: number[] = [];
+  const cpu = { ours: [] as RoundCpu[], theirs: [] as RoundCpu[] };
   const rounds = await alternatingRounds(
     ROUNDS,
     async () => {
@@ -183,12 +212,14 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
       bytes.ours = run.bytes;
       firstBytes.push(run.firstByteSeconds);
       rssGrowth.push(run.rssGrowthMiB);
+      cpu.ours.push(run.cpu);
       return ITEMS / run.seconds;
     },
     async () => {
       const run = await timedClient(file, clientArgs);
       // The XLSX reference writes its workbook to a file, not to stdout.
       bytes.theirs = output === undefined ? run.bytes : statSync(output).size;
+      cpu.theirs.push(run.cpu);
       return ITEMS / run.seconds;
     },
   );
@@ -203,7 +234,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
     referenceName: dialect.reference(format),
     goal: `≥ ${dialect.goal(format).toFixed(1)}×`,
     met: median(ratios) >= dialect.goal(format),
-    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
+    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; CPU ms a round, median (min–max): ours ${cpuNote(cpu.ours, dialect.name, 'the service')}; the reference ${cpuNote(cpu.theirs, dialect.name, 'the client')}; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
   });
 }
 

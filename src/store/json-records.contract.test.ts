@@ -13,7 +13,7 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { jsonRecordSpec, jsonWriter } from '../formats/json.js';
-import { builtRecords, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, itemsAcrossPages, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import { EXACT_BELOW } from './sqlite/json-number-sql.js';
 import type { Database } from './types.js';
@@ -134,7 +134,7 @@ for (const run of RECORDS_RUNS) {
     }
 
     it('crosses pages in order (more items than one page)', async () => {
-      const items = Array.from({ length: 12_345 }, (_, i) => plainItem({ offer_id: `P-${i}`, name: i % 3 ? `n ${i}` : `"q"\n${i}`, price: i, available: i % 4 !== 0 }));
+      const items = Array.from({ length: itemsAcrossPages(dialect) }, (_, i) => plainItem({ offer_id: `P-${i}`, name: i % 3 ? `n ${i}` : `"q"\n${i}`, price: i, available: i % 4 !== 0 }));
       for (const onlyAvailable of [false, true]) {
         const { viaStore, viaJavaScript } = await bothWays(items, buildMeta(items), onlyAvailable);
         assert.deepEqual(viaStore, viaJavaScript);

@@ -12,7 +12,7 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { xmlRecordSpec, xmlWriter } from '../formats/xml.js';
-import { builtRecords, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, itemsAcrossPages, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
@@ -79,7 +79,7 @@ for (const run of RECORDS_RUNS) {
     });
 
     it('crosses pages in order (more items than one page)', async () => {
-      const items = Array.from({ length: 12_345 }, (_, i) => plainItem({ offer_id: `P-${i}`, name: i % 3 ? `n ${i}` : `<&>\r${i}`, price: i, available: i % 4 !== 0 }));
+      const items = Array.from({ length: itemsAcrossPages(run.dialect) }, (_, i) => plainItem({ offer_id: `P-${i}`, name: i % 3 ? `n ${i}` : `<&>\r${i}`, price: i, available: i % 4 !== 0 }));
       for (const onlyAvailable of [false, true]) {
         const { viaStore, viaJavaScript } = await bothWays(items, buildMeta(items), onlyAvailable);
         assert.deepEqual(viaStore, viaJavaScript);

@@ -8,6 +8,8 @@ import type { ExportMeta, RecordSourceWriter } from '../../src/model/export-writ
 import type { PriceItem } from '../../src/model/price-item.js';
 import type { RecordReader } from '../../src/model/record-spec.js';
 import type { Database } from '../../src/store/types.js';
+import * as postgresPages from '../../src/store/postgres/record-pages.js';
+import * as sqlitePages from '../../src/store/sqlite/list-pages.js';
 import { findRecordsExtension } from '../../src/store/sqlite/records-extension.js';
 import { createTestDatabase, DIALECTS, executeRaw, type Dialect, type TestDatabase } from './dialects.js';
 import { buildMeta, collectChunks, inBatches, legacySample } from './format-items.js';
@@ -34,6 +36,12 @@ export const RECORDS_RUNS: readonly RecordsRun[] = DIALECTS.flatMap((dialect): R
     ? [{ dialect, nativeRecords: true, name: 'sqlite, C extension' }, { dialect, nativeRecords: false, name: 'sqlite, SQL' }]
     : [{ dialect, name: dialect }],
 );
+
+/** Items enough to fill a dialect's small first page and a whole page after it, and to start a third. */
+export function itemsAcrossPages(dialect: Dialect): number {
+  const pages = dialect === 'postgres' ? postgresPages : sqlitePages;
+  return pages.FIRST_PAGE_POSITIONS + pages.POSITIONS_PER_PAGE + 345;
+}
 
 /** A fresh database for one run of RECORDS_RUNS, checked to build its pages the way the run names. */
 export async function createRunDatabase({ dialect, nativeRecords }: RecordsRun): Promise<TestDatabase> {

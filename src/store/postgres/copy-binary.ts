@@ -123,7 +123,7 @@ export class CopyBinaryParser {
 
   private room(bytes: number): void {
     if (this.written + bytes <= this.out.length) return;
-    // Doubling: a page of ~1 MiB is copied ~twice over on its way in, not once per record.
+    // Doubling: a page of ~4 MiB is copied ~twice over on its way in, not once per record.
     const grown = Buffer.allocUnsafe(Math.max(2 * this.out.length, this.written + bytes, 64 * 1024));
     grown.set(this.out.subarray(0, this.written));
     this.out = grown;

@@ -169,9 +169,17 @@ export class PostgresItems implements DialectItems {
     });
   }
 
-  /** The records of one page: the server's C code builds and sends each (copy-out.ts); no per-page aggregate, no result row to decode. */
+  /**
+   * The records of one page: the server's C code builds and sends each (copy-out.ts); no
+   * per-page aggregate, no result row to decode. The page is read by the primary key's index
+   * scan, which hands the rows over in seq order: the planner's own choice, a bitmap scan and a
+   * sort of the built records, cost the server ~16 % more CPU a page (bench/RESULTS.md,
+   * "2026-11-26, late night"). SET LOCAL lasts only as long as this one simple-query message's
+   * implicit transaction, so the pooled connection keeps its settings.
+   */
   private async copyRecords(sql: string): Promise<Buffer[]> {
-    const records = await this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(sql))).records);
+    const indexOrder = `SET LOCAL enable_bitmapscan = off; ${sql}`;
+    const records = await this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(indexOrder))).records);
     return records ? [records] : [];
   }
 }

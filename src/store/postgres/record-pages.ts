@@ -2,7 +2,7 @@
  * A list's records read as pages of positions (from ≤ seq < to), a few at once, handed out in
  * order. Pages are independent because a published list never changes; each is its own COPY
  * on its own pooled connection, returned to the pool as soon as the page is read, so a render
- * holds at most PAGES_IN_FLIGHT connections, each for a page's worth of server time (~10 ms),
+ * holds at most PAGES_IN_FLIGHT connections, each for a page's worth of server time (~50 ms),
  * never for a download's: a slow downloader leaves pages waiting here, not connections or
  * snapshots in PostgreSQL. (One COPY for the whole list was measured no faster than one page
  * at a time, and would hold its connection and snapshot as long as the slowest consumer.)
@@ -10,8 +10,12 @@
 
 import { pageIndexSql as sharedPageIndexSql } from '../sheet-row-numbers.js';
 
-/** Positions per page: ~1 MiB of JSON records, ~10 ms of the server's work. */
-export const POSITIONS_PER_PAGE = 5000;
+/**
+ * Positions per page: ~4 MiB of JSON records, ~50 ms of the server's work. Each page is a
+ * statement the server parses and plans again (~1 ms for a JSON record's expression), so pages
+ * of 20,000 cost it ~8 % less than pages of 5,000 (bench/RESULTS.md, "2026-11-26, late night").
+ */
+export const POSITIONS_PER_PAGE = 20_000;
 /** The first page is small, so the first bytes of an export go out after ~2 ms of the server's work. */
 export const FIRST_PAGE_POSITIONS = 1000;
 /**

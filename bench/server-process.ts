@@ -69,22 +69,44 @@ export function reapedChildrenCpuSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
 }
 
-/**
- * CPU seconds of every process named `postgres` on this machine (the server and its backends)
- * so far: on two cores a render is limited by the service's, the database server's and the
- * client's CPU together, so a figure names each one's share.
- */
-export function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+/** The CPU seconds so far of each process named `postgres` on this machine (the server and its backends), by pid. */
+function postgresCpu(): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') seconds.set(pid, cpuSeconds(pid));
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return total;
+  return seconds;
+}
+
+/**
+ * Samples PostgreSQL's processes every `everyMs` until stopped; returns the CPU seconds they used
+ * meanwhile. On two cores a render is limited by the service's, the database server's and the
+ * client's CPU together, so a figure names each one's share. A backend started meanwhile counts
+ * whole (its start is part of the work); one that ends (a client's, as it disconnects) counts
+ * up to its last sample, at most `everyMs` of its work unseen.
+ */
+export function samplePostgresCpu(everyMs = 10): () => number {
+  const before = postgresCpu();
+  const seen = new Map(before);
+  const sample = () => {
+    for (const [pid, seconds] of postgresCpu()) seen.set(pid, seconds);
+  };
+  const timer = setInterval(sample, everyMs);
+  // A round that throws never stops it: it must not keep the bench alive.
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    sample();
+    let total = 0;
+    for (const [pid, seconds] of seen) total += seconds - (before.get(pid) ?? 0);
+    return total;
+  };
 }
 
 /** Samples a process's RSS every `everyMs` until stopped; returns the peak seen. */

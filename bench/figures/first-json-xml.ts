@@ -36,7 +36,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { benchStore, categoryPaths } from '../bench-data.js';
 import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
-import { cpuSeconds, postgresCpuSeconds, reapedChildrenCpuSeconds, rssMiB, sampleRss, startServer } from '../server-process.js';
+import { cpuSeconds, reapedChildrenCpuSeconds, samplePostgresCpu, rssMiB, sampleRss, startServer } from '../server-process.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
 
 const { values: args } = parseArgs({
@@ -93,19 +93,21 @@ interface RoundCpu {
 /** Runs a client to its end, counting its output; wall seconds include starting it, as a person would run it. */
 function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: number; bytes: number; cpu: RoundCpu }> {
   return new Promise((resolve, reject) => {
-    const cpuBefore = { client: reapedChildrenCpuSeconds(), postgres: postgresCpuSeconds() };
+    const clientCpuBefore = reapedChildrenCpuSeconds();
+    const postgresCpu = samplePostgresCpu();
     const started = process.hrtime.bigint();
     const child = spawn(file, clientArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
     let bytes = 0;
     child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    child.on('error', reject);
+    child.on('error', (error) => {
+      postgresCpu();
+      reject(error);
+    });
     child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const cpu = { process: reapedChildrenCpuSeconds() - clientCpuBefore, postgres: postgresCpu(), httpClient: 0 };
       if (code !== 0) reject(new Error(`${file} exited ${code}`));
-      else {
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const cpu = { process: reapedChildrenCpuSeconds() - cpuBefore.client, postgres: postgresCpuSeconds() - cpuBefore.postgres, httpClient: 0 };
-        resolve({ seconds, bytes, cpu });
-      }
+      else resolve({ seconds, bytes, cpu });
     });
   });
 }
@@ -140,10 +142,12 @@ async function firstDownload(format: string, databaseUrl: string, key: string): 
     await new Promise((resolve) => setTimeout(resolve, 300));
     const idle = rssMiB(server.pid);
     const stopSampling = sampleRss(server.pid);
-    const cpuBefore = { process: cpuSeconds(server.pid), postgres: postgresCpuSeconds(), httpClient: process.cpuUsage() };
+    const serviceCpuBefore = cpuSeconds(server.pid);
+    const httpClientCpuBefore = process.cpuUsage();
+    const postgresCpu = samplePostgresCpu();
     const run = await download(`${server.base}/api/export/latest?key=${key}&format=${format}`);
-    const httpClient = process.cpuUsage(cpuBefore.httpClient);
-    const cpu = { process: cpuSeconds(server.pid) - cpuBefore.process, postgres: postgresCpuSeconds() - cpuBefore.postgres, httpClient: (httpClient.user + httpClient.system) / 1e6 };
+    const httpClient = process.cpuUsage(httpClientCpuBefore);
+    const cpu = { process: cpuSeconds(server.pid) - serviceCpuBefore, postgres: postgresCpu(), httpClient: (httpClient.user + httpClient.system) / 1e6 };
     const peak = stopSampling();
     if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
     return { ...run, rssGrowthMiB: peak - idle, cpu };

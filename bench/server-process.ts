@@ -69,42 +69,53 @@ export function reapedChildrenCpuSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
 }
 
-/** The CPU seconds so far of each process named `postgres` on this machine (the server and its backends), by pid. */
-function postgresCpu(): Map<number, number> {
-  const seconds = new Map<number, number>();
+/** What PostgreSQL's processes on this machine had used at one moment. */
+interface PostgresCpuSnapshot {
+  /** CPU seconds of each live process named `postgres` (the postmasters, their helpers and backends), by pid. */
+  live: Map<number, number>;
+  /** CPU seconds of the postmasters' children that have ended (their cutime + cstime): backends of closed connections. */
+  ended: number;
+}
+
+function postgresCpuSnapshot(): PostgresCpuSnapshot {
+  const live = new Map<number, number>();
+  const parents = new Map<number, number>();
+  const childrenEnded = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') seconds.set(pid, cpuSeconds(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8') !== 'postgres\n') continue;
+      const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      live.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS);
+      parents.set(pid, Number(fields[1]));
+      childrenEnded.set(pid, (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS);
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return seconds;
+  // A postmaster is a `postgres` whose parent is not one; it reaps every backend that ends.
+  let ended = 0;
+  for (const [pid, parent] of parents) if (!parents.has(parent)) ended += childrenEnded.get(pid) ?? 0;
+  return { live, ended };
 }
 
 /**
- * Samples PostgreSQL's processes every `everyMs` until stopped; returns the CPU seconds they used
- * meanwhile. On two cores a render is limited by the service's, the database server's and the
- * client's CPU together, so a figure names each one's share. A backend started meanwhile counts
- * whole (its start is part of the work); one that ends (a client's, as it disconnects) counts
- * up to its last sample, at most `everyMs` of its work unseen.
+ * The CPU seconds PostgreSQL's processes use from now until the returned function is called.
+ * On two cores a render is limited by the service's, the database server's and the client's CPU
+ * together, so a figure names each one's share. A backend started meanwhile counts whole (its
+ * start is part of the work), also when it has ended by then (a client's, as it disconnects:
+ * the postmaster has reaped it and holds its CPU); one that was there before and ended meanwhile
+ * (a stopped server's connection) counts only what it used after now.
  */
-export function samplePostgresCpu(everyMs = 10): () => number {
-  const before = postgresCpu();
-  const seen = new Map(before);
-  const sample = () => {
-    for (const [pid, seconds] of postgresCpu()) seen.set(pid, seconds);
-  };
-  const timer = setInterval(sample, everyMs);
-  // A round that throws never stops it: it must not keep the bench alive.
-  timer.unref();
+export function measurePostgresCpu(): () => number {
+  const before = postgresCpuSnapshot();
   return () => {
-    clearInterval(timer);
-    sample();
-    let total = 0;
-    for (const [pid, seconds] of seen) total += seconds - (before.get(pid) ?? 0);
+    const after = postgresCpuSnapshot();
+    let total = after.ended - before.ended;
+    for (const [pid, seconds] of after.live) total += seconds - (before.live.get(pid) ?? 0);
+    // Reaped meanwhile: its whole life is in `ended`, the part before now is not this work.
+    for (const [pid, seconds] of before.live) if (!after.live.has(pid)) total -= seconds;
     return total;
   };
 }

@@ -36,7 +36,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { benchStore, categoryPaths } from '../bench-data.js';
 import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
-import { cpuSeconds, reapedChildrenCpuSeconds, samplePostgresCpu, rssMiB, sampleRss, startServer } from '../server-process.js';
+import { cpuSeconds, reapedChildrenCpuSeconds, measurePostgresCpu, rssMiB, sampleRss, startServer } from '../server-process.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
 
 const { values: args } = parseArgs({
@@ -94,7 +94,7 @@ interface RoundCpu {
 function timedClient(file: string, clientArgs: string[]): Promise<{ seconds: number; bytes: number; cpu: RoundCpu }> {
   return new Promise((resolve, reject) => {
     const clientCpuBefore = reapedChildrenCpuSeconds();
-    const postgresCpu = samplePostgresCpu();
+    const postgresCpu = measurePostgresCpu();
     const started = process.hrtime.bigint();
     const child = spawn(file, clientArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
     let bytes = 0;
@@ -144,7 +144,7 @@ async function firstDownload(format: string, databaseUrl: string, key: string): 
     const stopSampling = sampleRss(server.pid);
     const serviceCpuBefore = cpuSeconds(server.pid);
     const httpClientCpuBefore = process.cpuUsage();
-    const postgresCpu = samplePostgresCpu();
+    const postgresCpu = measurePostgresCpu();
     const run = await download(`${server.base}/api/export/latest?key=${key}&format=${format}`);
     const httpClient = process.cpuUsage(httpClientCpuBefore);
     const cpu = { process: cpuSeconds(server.pid) - serviceCpuBefore, postgres: postgresCpu(), httpClient: (httpClient.user + httpClient.system) / 1e6 };

@@ -173,7 +173,7 @@ export class PostgresItems implements DialectItems {
    * The records of one page: the server's C code builds and sends each (copy-out.ts); no
    * per-page aggregate, no result row to decode. The page is read by the primary key's index
    * scan, which hands the rows over in seq order: the planner's own choice, a bitmap scan and a
-   * sort of the built records, cost the server ~19 % more CPU a page (15.3 against 12.9 ms for
+   * sort of the built records, cost the server ~21 % more CPU a page (15.6 against 12.9 ms for
    * 5,000 JSON records; bench/RESULTS.md, "2026-11-26, late night"). SET LOCAL lasts only as
    * long as this one simple-query message's implicit transaction, so the pooled connection
    * keeps its settings.

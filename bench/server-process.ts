@@ -54,19 +54,29 @@ export function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-/** The fields after a /proc stat line's command name (which may hold spaces): utime is [11], stime [12], cutime [13], cstime [14]. */
-const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+/** A /proc stat line's CPU figures, in seconds (its own, user + system, and its reaped children's), and its parent. */
+interface StatCpu {
+  own: number;
+  children: number;
+  parent: number;
+}
+
+function readStatCpu(pid: number | 'self'): StatCpu {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name (which may hold spaces): ppid [1], utime [11], stime [12], cutime [13], cstime [14].
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const seconds = (at: number) => (Number(fields[at]) + Number(fields[at + 1])) / CLOCK_TICKS;
+  return { own: seconds(11), children: seconds(13), parent: Number(fields[1]) };
+}
 
 /** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  return readStatCpu(pid).own;
 }
 
 /** CPU seconds of the children this process has waited for (a client run to its end), so far. */
 export function reapedChildrenCpuSeconds(): number {
-  const fields = statFields(readFileSync('/proc/self/stat', 'utf8'));
-  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+  return readStatCpu('self').children;
 }
 
 /** What PostgreSQL's processes on this machine had used at one moment. */
@@ -78,26 +88,20 @@ interface PostgresCpuSnapshot {
 }
 
 function postgresCpuSnapshot(): PostgresCpuSnapshot {
-  const live = new Map<number, number>();
-  const parents = new Map<number, number>();
-  const childrenEnded = new Map<number, number>();
+  const processes = new Map<number, StatCpu>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8') !== 'postgres\n') continue;
-      const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      live.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS);
-      parents.set(pid, Number(fields[1]));
-      childrenEnded.set(pid, (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS);
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8') === 'postgres\n') processes.set(pid, readStatCpu(pid));
     } catch {
       // The process ended between the listing and the read.
     }
   }
   // A postmaster is a `postgres` whose parent is not one; it reaps every backend that ends.
   let ended = 0;
-  for (const [pid, parent] of parents) if (!parents.has(parent)) ended += childrenEnded.get(pid) ?? 0;
-  return { live, ended };
+  for (const cpu of processes.values()) if (!processes.has(cpu.parent)) ended += cpu.children;
+  return { live: new Map([...processes].map(([pid, cpu]) => [pid, cpu.own])), ended };
 }
 
 /**

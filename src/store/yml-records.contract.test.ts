@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
+import type { TestDatabase } from '../../test/support/dialects.js';
 import { profileColumns } from '../model/columns.js';
 import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { ymlRecordSpec, ymlWriter } from '../formats/yml.js';
-import { builtRecords, itemsAcrossPages, bytesOf, legacySampleBothWays, storedQuoteFree } from '../../test/support/built-records.js';
+import { builtRecords, itemsAcrossPages, bytesOf, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, inBatches, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
@@ -75,7 +75,8 @@ const columnArb = fc.oneof(
   fc.record({ value: text, title: text }).map(({ value, title }): ProfileColumn => ({ value, title })),
 );
 
-for (const dialect of DIALECTS) {
+for (const run of RECORDS_RUNS) {
+  const { dialect, name } = run;
   let testDb: TestDatabase;
   let db: Database;
   const { bothWays: viaWriter } = builtRecords(() => db);
@@ -85,9 +86,9 @@ for (const dialect of DIALECTS) {
   /** Rows as an older store left them, `quote_free` NULL; they take the scan. */
   const storedBefore = storedQuoteFree(() => testDb, 'NULL');
 
-  describe(`YML offers built by the database (${dialect})`, () => {
+  describe(`YML offers built by the database (${name})`, () => {
     before(async () => {
-      testDb = await createTestDatabase(dialect);
+      testDb = await createRunDatabase(run);
       db = testDb.db;
     });
     after(async () => testDb.drop());

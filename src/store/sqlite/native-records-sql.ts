@@ -2,14 +2,16 @@ import type { DelimitedRecordSpec } from '../../model/delimited-record.js';
 import type { JsonRecordSpec } from '../../model/json-record.js';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { XmlRecordSpec } from '../../model/xml-record.js';
+import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
 import { FixedTextArgs } from '../fixed-text-args.js';
-import { isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
+import { isExtraField, isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import type { PageQuery } from './list-pages.js';
 
 /*
- * A record spec as a page query of the C aggregates (native/price_export_records.c, which says
- * what each kind letter means): the page's records in one pass, no expression per field. The
- * SQL twins are delimited-sql.ts, json-sql.ts and xml-sql.ts.
+ * A record spec as a page query of the C aggregates (native/price_export_records.c and
+ * native/yml_offers.c, which say what each kind letter means): the page's records in one pass,
+ * no expression per field. The SQL twins are delimited-sql.ts, json-sql.ts, xml-sql.ts and
+ * yml-sql.ts.
  */
 
 const KIND_LETTERS = { text: 't', money: 'm', integer: 'i', boolean: 'b', literal: 'l' } as const;
@@ -36,24 +38,24 @@ class Arguments {
     this.args.text(text);
   }
 
-  /** A part of this kind letter, of one or more arguments: a column, or a bound text (an element's name). */
-  value(kind: string, ...values: ({ column: string } | { bound: string })[]): void {
+  /** A part of this kind letter, of one or more arguments: a column, a bound text (an element's name), or an expression over the row. */
+  value(kind: string, ...values: ({ column: string } | { bound: string } | { sql: string })[]): void {
     values.forEach((value, index) => {
       if ('column' in value && !isStoredField(value.column)) throw new Error(`${value.column} is no column (check canBuildRecords first)`);
-      this.args.value('bound' in value ? this.bind(value.bound) : value.column);
+      this.args.value('bound' in value ? this.bind(value.bound) : 'sql' in value ? value.sql : value.column);
       // After the first argument: fixed text before it, flushed then, is a part of its own.
       if (index === 0) this.kinds += kind;
     });
   }
 
-  /** The call's arguments: the bound kinds, then `before` (bound), then seq, then the values. */
-  call(name: string, before: readonly string[] = []): { sql: string; count: number } {
+  /** The call's arguments: the bound kinds, then `before` (bound), then seq, then `columns`, then the values. */
+  call(name: string, before: readonly (string | null)[] = [], columns: readonly string[] = []): { sql: string; count: number } {
     const values = this.args.list();
-    const all = [...[this.kinds, ...before].map((text) => this.bind(text)), 'seq', ...values];
+    const all = [...[this.kinds, ...before].map((text) => (text === null ? 'NULL' : this.bind(text))), 'seq', ...columns, ...values];
     return { sql: `${name}(${all.join(', ')})`, count: all.length };
   }
 
-  private bind(text: string): string {
+  bind(text: string): string {
     const name = `a${Object.keys(this.params).length}`;
     this.params[name] = text;
     return `@${name}`;
@@ -108,13 +110,107 @@ function xmlCall(spec: XmlRecordSpec): Call {
   return { ...args.call('price_export_xml'), params: args.params };
 }
 
+/** A field's value argument and the kind letter's prefix: a column as it is, an `extra` key after `x`. */
+function source(field: string): { prefix: '' | 'x'; value: { column: string } | { bound: string } } | null {
+  if (isStoredField(field)) return { prefix: '', value: { column: field } };
+  // competitors is no text an offer prints: the SQL prints its JSON as json_extract gives it.
+  return isExtraField(field) && field !== 'competitors' ? { prefix: 'x', value: { bound: field } } : null;
+}
+
+/**
+ * One part of an offer; false where the aggregate does not take it (the SQL does): a spelling or
+ * a comparison of a field kept in `extra`, a second category part.
+ */
+function ymlPart(args: Arguments, part: YmlRecordPart, categories: { ids: string | null }): boolean {
+  if (part.kind === 'literal') {
+    args.text(part.text);
+    return true;
+  }
+  if (part.kind === 'attributes') {
+    args.value('xA', { bound: 'attributes' });
+    return true;
+  }
+  if ('attribute' in part) {
+    args.value('xq', { bound: part.name }, { bound: 'attributes' }, { bound: part.attribute });
+    return true;
+  }
+  const from = source(part.field);
+  if (from === null) return false;
+  const required = REQUIRED_FIELDS.has(part.field as StoredField);
+  switch (part.kind) {
+    case 'attribute':
+      args.value(`${from.prefix}a`, from.value);
+      return true;
+    case 'boolean':
+      if (from.prefix) return false;
+      args.value('b', from.value);
+      return true;
+    case 'text': {
+      const spelled = Object.entries(part.spelled ?? {});
+      if (spelled.length === 0 && required) {
+        args.text(`<${part.element}>`);
+        args.value('T', from.value);
+        args.text(`</${part.element}>\n`);
+      } else if (spelled.length === 0) {
+        args.value(`${from.prefix}t`, { bound: part.element }, from.value);
+      } else {
+        if (from.prefix) return false;
+        const spelling = { sql: `CASE ${part.field} ${spelled.map(([was, is]) => `WHEN ${args.bind(was)} THEN ${args.bind(is)}`).join(' ')} END` };
+        if (!required) {
+          args.value('s', { bound: part.element }, spelling, from.value);
+          return true;
+        }
+        args.text(`<${part.element}>`);
+        args.value('S', spelling, from.value);
+        args.text(`</${part.element}>\n`);
+      }
+      return true;
+    }
+    case 'money':
+      if (part.above !== undefined) {
+        if (from.prefix || !isStoredField(part.above)) return false;
+        args.value('o', { bound: part.element }, from.value, { column: part.above });
+      } else if (required) {
+        args.text(`<${part.element}>`);
+        args.value('M', from.value);
+        args.text(`</${part.element}>\n`);
+      } else {
+        args.value(`${from.prefix}m`, { bound: part.element }, from.value);
+      }
+      return true;
+    case 'integer':
+      args.value(`${from.prefix}i`, { bound: part.element }, from.value);
+      return true;
+    case 'category':
+      if (categories.ids !== null) return false;
+      categories.ids = JSON.stringify(part.ids);
+      args.value(`${from.prefix}c`, { bound: part.element }, from.value, { bound: String(part.otherwise) });
+      return true;
+    case 'param':
+      args.value(`${from.prefix}${part.value === 'money' ? 'P' : 'p'}`, { bound: part.name }, from.value);
+      return true;
+  }
+}
+
+function ymlCall(spec: YmlRecordSpec): Call | null {
+  const args = new Arguments();
+  const categories = { ids: null as string | null };
+  for (const part of spec.parts) if (!ymlPart(args, part, categories)) return null;
+  return { ...args.call('price_export_yml', [categories.ids], ['extra']), params: args.params };
+}
+
 /**
  * The page query of `spec` over the rows from ≤ seq < to (the filter: only available items);
- * null where no aggregate builds it, so the SQL does: another format, a delimiter that is not
- * one ASCII character, or more arguments than a function takes.
+ * null where no aggregate builds it, so the SQL does: another format (XLSX's rows), a delimiter
+ * that is not one ASCII character, a YML part ymlPart leaves to the SQL, or more arguments than a
+ * function takes.
  */
 export function nativeRecordsPage(spec: RecordSpec, onlyAvailable: boolean): PageQuery | null {
-  const call = spec.format === 'delimited' ? delimitedCall(spec) : spec.format === 'json' ? jsonCall(spec) : spec.format === 'xml' ? xmlCall(spec) : null;
+  const call = spec.format === 'delimited' ? delimitedCall(spec)
+    : spec.format === 'json' ? jsonCall(spec)
+    : spec.format === 'xml' ? xmlCall(spec)
+    : spec.format === 'yml' ? ymlCall(spec)
+    : null;
   if (call === null || call.count > MAX_ARGUMENTS) return null;
   // No ORDER BY: the primary key's range scan hands the rows over in seq order, and the
   // aggregate fails on a row out of that order (sorting for it measured ~35 % slower, items.ts).

@@ -1,7 +1,8 @@
 /**
- * The C aggregate's own refusals (native/price_export_records.c): what the contract test's
- * well-formed pages never reach. Its records themselves are held to the CSV writer's bytes by
- * delimited-records.contract.test.ts. Skipped where the extension was not built (npm test says so).
+ * The C aggregates' own refusals (native/price_export_records.c, native/yml_offers.c): what the
+ * contract tests' well-formed pages never reach. Their records themselves are held to the
+ * writers' bytes by store/{delimited,json,xml,yml}-records.contract.test.ts. Skipped where the
+ * extension was not built (npm test says so).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -10,7 +11,7 @@ import { findRecordsExtension, loadRecordsExtension, RECORDS_EXTENSION_VERSION }
 
 const extension = findRecordsExtension();
 
-describe('price_export_delimited(), price_export_json(), price_export_xml()', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
+describe('price_export_delimited(), price_export_json(), price_export_xml(), price_export_yml()', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
   const db = new Database(':memory:');
   assert.equal(loadRecordsExtension(db, extension!), true);
   // INTEGER affinity, as price_items: a JavaScript number is bound as a REAL and stored as an integer.
@@ -78,5 +79,25 @@ describe('price_export_delimited(), price_export_json(), price_export_xml()', { 
     assert.throws(() => items(`price_export_xml('m', seq, 'e', b)`, [[1, null, -3]]), /price_export_xml: money must be a non-negative integer/);
     assert.throws(() => items(`price_export_json('tt', seq, a)`, [[1, 'a', null]]), /one kind per value/);
     assert.throws(() => items(`price_export_xml('t', seq, a)`, [[1, 'a', null]]), /an element name and a value per field/);
+  });
+
+  it('YML: the parts read from extra, the categories, a param empty once escaped left out', () => {
+    const extra = JSON.stringify({ vendor: 'A\u0001&\n', category: 'Я / "b"', attributes: { 'k"\t': 'v<', e: '\u0002' } });
+    const call = `price_export_yml('xtxcxAxq', '{"":1,"Я / \\"b\\"":7}', seq, a, 'vendor', 'vendor', 'c', 'category', '9', 'attributes', 'n', 'attributes', 'e')`;
+    assert.equal(
+      items(call, [[1, extra, null], [2, null, null]]),
+      '<vendor>A&amp;\n</vendor>\n<c>7</c>\n<param name="k&quot;&#9;">v&lt;</param>\n<param name="e"></param>\n<c>1</c>\n',
+    );
+  });
+
+  it('YML: rows out of publication order, extra or categories not JSON, money not a non-negative integer, a malformed call', () => {
+    assert.throws(() => items(`price_export_yml('T', NULL, seq, NULL, a)`, [[2, 'a', null], [1, 'b', null]]), /price_export_yml: rows out of publication order/);
+    assert.throws(() => items(`price_export_yml('xt', NULL, seq, a, 'e', 'vendor')`, [[1, '{"vendor":"x"', null]]), /extra or categories is not the JSON/);
+    assert.throws(() => items(`price_export_yml('xt', NULL, seq, a, 'e', 'vendor')`, [[1, '{"vendor":"\\u12"}', null]]), /extra or categories is not the JSON/);
+    assert.throws(() => items(`price_export_yml('xc', '{"a":"b"}', seq, NULL, 'c', 'category', '1')`, [[1, null, null]]), /extra or categories is not the JSON/);
+    assert.throws(() => items(`price_export_yml('M', NULL, seq, NULL, b)`, [[1, null, 1.5]]), /price_export_yml: money must be a non-negative integer/);
+    assert.throws(() => items(`price_export_yml('t', NULL, seq, NULL, a)`, [[1, 'a', null]]), /a known kind letter per part/);
+    assert.throws(() => items(`price_export_yml('Tz', NULL, seq, NULL, a, a)`, [[1, 'a', null]]), /a known kind letter per part/);
+    assert.throws(() => items(`price_export_yml('x', NULL, seq, NULL)`, [[1, 'a', null]]), /a known kind letter per part/);
   });
 });

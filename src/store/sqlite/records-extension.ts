@@ -29,7 +29,7 @@ export function findRecordsExtension(): string | null {
  * source; both change together). A build left from an older checkout (pulled, not rebuilt)
  * answers another and is not used: its calls would fail, or print other bytes.
  */
-export const RECORDS_EXTENSION_VERSION = 2;
+export const RECORDS_EXTENSION_VERSION = 3;
 
 /**
  * Loads the extension into a connection; false (the SQL records then) when it cannot be loaded

@@ -37,66 +37,7 @@
  */
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
-#include <string.h>
-
-typedef struct {
-  unsigned char *bytes;
-  sqlite3_int64 length;
-  sqlite3_int64 capacity;
-  sqlite3_int64 last_seq;
-  int rows;
-  /* Set once: the first failure is what the aggregate answers. */
-  const char *error;
-} Page;
-
-/* Room for `more` bytes; the page's error set when there is none to be had. */
-static void reserve(Page *page, sqlite3_int64 more) {
-  if (page->error || page->length + more <= page->capacity) return;
-  sqlite3_int64 capacity = page->capacity ? page->capacity * 2 : 256 * 1024;
-  while (capacity < page->length + more) capacity *= 2;
-  unsigned char *bytes = sqlite3_realloc64(page->bytes, (sqlite3_uint64)capacity);
-  if (!bytes) {
-    page->error = "out of memory";
-    return;
-  }
-  page->bytes = bytes;
-  page->capacity = capacity;
-}
-
-/* Inline, the common case a bounds test and a copy: an item is written in a few dozen puts. */
-static inline __attribute__((always_inline)) void put(Page *page, const void *text, sqlite3_int64 length) {
-  if (page->length + length > page->capacity) {
-    reserve(page, length);
-    if (page->error) return;
-  }
-  if (length == 0) return;
-  memcpy(page->bytes + page->length, text, (size_t)length);
-  page->length += length;
-}
-
-/*
- * A value's UTF-8 bytes (sqlite3_value_bytes gives their length); NULL for SQL NULL. Read as a
- * blob: sqlite3_value_text would first copy a column's or a parameter's text to end it with a
- * NUL (a malloc and a memcpy per value: with it, the XML items' aggregate was no faster than
- * their SQL, bench/RESULTS.md "2026-11-26, last night"). Nothing here reads past the length.
- */
-static const unsigned char *text_of(sqlite3_value *value) {
-  const unsigned char *bytes = sqlite3_value_blob(value);
-  if (bytes) return bytes;
-  return sqlite3_value_type(value) == SQLITE_NULL ? NULL : (const unsigned char *)"";
-}
-
-static void put_integer(Page *page, sqlite3_int64 value) {
-  char digits[24];
-  int at = sizeof digits;
-  sqlite3_uint64 rest = value < 0 ? 0 - (sqlite3_uint64)value : (sqlite3_uint64)value;
-  do {
-    digits[--at] = (char)('0' + rest % 10);
-    rest /= 10;
-  } while (rest);
-  if (value < 0) digits[--at] = '-';
-  put(page, digits + at, (sqlite3_int64)sizeof digits - at);
-}
+#include "records_page.h"
 
 static int must_quote(const unsigned char *text, int length, unsigned char delimiter) {
   if (length == 0) return 0;
@@ -126,56 +67,6 @@ static void put_text(Page *page, sqlite3_value *value, unsigned char delimiter) 
   }
   put(page, text + from, length - from);
   put(page, "\"", 1);
-}
-
-static void put_value_text(Page *page, sqlite3_value *value) {
-  const unsigned char *text = text_of(value);
-  if (text) put(page, text, sqlite3_value_bytes(value));
-}
-
-/* An integer field: its digits, or what concat() would print for a value that is not an integer (none is stored so). */
-static void put_integer_value(Page *page, sqlite3_value *value) {
-  if (sqlite3_value_type(value) == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
-  else put_value_text(page, value);
-}
-
-/* The page of this aggregate call, or NULL when nothing more is to be written to it. */
-static Page *page_of(sqlite3_context *context) {
-  Page *page = sqlite3_aggregate_context(context, sizeof(Page));
-  if (!page) {
-    sqlite3_result_error_nomem(context);
-    return NULL;
-  }
-  return page->error ? NULL : page;
-}
-
-/* Counts a row whose seq follows the last one's; 0 (the error set) when it does not. */
-static int next_row(Page *page, sqlite3_value *seq_value, const char *out_of_order) {
-  sqlite3_int64 seq = sqlite3_value_int64(seq_value);
-  if (page->rows > 0 && seq <= page->last_seq) {
-    page->error = out_of_order;
-    return 0;
-  }
-  page->last_seq = seq;
-  page->rows++;
-  return 1;
-}
-
-/* Minor units, never negative (CONTRACT §2), as units, the separator and two digits. */
-static void put_money(Page *page, sqlite3_int64 minor, const void *separator, int separator_length) {
-  char cents[2] = {(char)('0' + minor % 100 / 10), (char)('0' + minor % 10)};
-  put_integer(page, minor / 100);
-  put(page, separator, separator_length);
-  put(page, cents, 2);
-}
-
-/* A money value's minor units; -1 (the error set) when it is not a non-negative integer. */
-static sqlite3_int64 minor_units(Page *page, sqlite3_value *value, const char *error) {
-  if (sqlite3_value_type(value) != SQLITE_INTEGER || sqlite3_value_int64(value) < 0) {
-    page->error = error;
-    return -1;
-  }
-  return sqlite3_value_int64(value);
 }
 
 static void step(sqlite3_context *context, int argc, sqlite3_value **argv) {
@@ -340,36 +231,11 @@ static void json_step(sqlite3_context *context, int argc, sqlite3_value **argv) 
   }
 }
 
-/* XML text as the writer escapes it (xml-text.ts): C0 controls but tab, LF and CR, U+FFFE and
- * U+FFFF dropped; `&`, `<`, `>` and CR as references. */
-static void put_xml_text(Page *page, sqlite3_value *value) {
-  const unsigned char *text = text_of(value);
-  int length = sqlite3_value_bytes(value);
-  int from = 0;
-  for (int i = 0; text && i < length; i++) {
-    unsigned char c = text[i];
-    const char *reference;
-    int skip = 0;
-    if (c == '&') reference = "&amp;";
-    else if (c == '<') reference = "&lt;";
-    else if (c == '>') reference = "&gt;";
-    else if (c == '\r') reference = "&#13;";
-    else if (c > 0 && c < 0x20 && c != '\t' && c != '\n') reference = "";
-    else if (c == 0xEF && i + 2 < length && text[i + 1] == 0xBF && (text[i + 2] == 0xBE || text[i + 2] == 0xBF)) reference = "", skip = 2;
-    else continue;
-    put(page, text + from, i - from);
-    put(page, reference, (sqlite3_int64)strlen(reference));
-    i += skip;
-    from = i + 1;
-  }
-  put(page, text + from, length - from);
-}
-
 /* A field's value as its element's text; 0 (the error set) when it cannot be written. */
 static int put_xml_value(Page *page, unsigned char kind, sqlite3_value *value) {
   switch (kind) {
     case 't':
-      put_xml_text(page, value);
+      put_xml_escaped(page, text_of(value), sqlite3_value_bytes(value), 0);
       return 1;
     case 'm': {
       sqlite3_int64 minor = minor_units(page, value, "price_export_xml: money must be a non-negative integer of minor units");
@@ -435,26 +301,15 @@ static void xml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   }
 }
 
-static void final(sqlite3_context *context) {
-  Page *page = sqlite3_aggregate_context(context, 0);
-  if (page && page->error) {
-    sqlite3_result_error(context, page->error, -1);
-    sqlite3_free(page->bytes);
-  } else if (!page || page->rows == 0) {
-    sqlite3_result_null(context);
-  } else if (!page->bytes) {
-    sqlite3_result_zeroblob(context, 0);
-  } else {
-    sqlite3_result_blob64(context, page->bytes, (sqlite3_uint64)page->length, sqlite3_free);
-  }
-}
-
 /* The version of the calls above (records-extension.ts RECORDS_EXTENSION_VERSION): raised with any change to them. */
 static void version(sqlite3_context *context, int argc, sqlite3_value **argv) {
   (void)argc;
   (void)argv;
-  sqlite3_result_int(context, 2);
+  sqlite3_result_int(context, 3);
 }
+
+/* The YML offers' aggregate step (yml_offers.c). */
+void yml_step(sqlite3_context *context, int argc, sqlite3_value **argv);
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -463,9 +318,10 @@ int sqlite3_priceexportrecords_init(sqlite3 *db, char **error, const sqlite3_api
   (void)error;
   SQLITE_EXTENSION_INIT2(api);
   int flags = SQLITE_UTF8 | SQLITE_INNOCUOUS;
-  int rc = sqlite3_create_function(db, "price_export_delimited", -1, flags, 0, 0, step, final);
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_json", -1, flags, 0, 0, json_step, final);
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_xml", -1, flags, 0, 0, xml_step, final);
+  int rc = sqlite3_create_function(db, "price_export_delimited", -1, flags, 0, 0, step, page_final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_json", -1, flags, 0, 0, json_step, page_final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_xml", -1, flags, 0, 0, xml_step, page_final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_yml", -1, flags, 0, 0, yml_step, page_final);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_records_version", 0, flags | SQLITE_DETERMINISTIC, 0, version, 0, 0);
   return rc;
 }

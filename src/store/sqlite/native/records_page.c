@@ -1,0 +1,112 @@
+/* What every aggregate's page does (records_page.h). */
+#include "records_page.h"
+
+void reserve(Page *page, sqlite3_int64 more) {
+  if (page->error || page->length + more <= page->capacity) return;
+  sqlite3_int64 capacity = page->capacity ? page->capacity * 2 : 256 * 1024;
+  while (capacity < page->length + more) capacity *= 2;
+  unsigned char *bytes = sqlite3_realloc64(page->bytes, (sqlite3_uint64)capacity);
+  if (!bytes) {
+    page->error = "out of memory";
+    return;
+  }
+  page->bytes = bytes;
+  page->capacity = capacity;
+}
+
+void put_integer(Page *page, sqlite3_int64 value) {
+  char digits[24];
+  int at = sizeof digits;
+  sqlite3_uint64 rest = value < 0 ? 0 - (sqlite3_uint64)value : (sqlite3_uint64)value;
+  do {
+    digits[--at] = (char)('0' + rest % 10);
+    rest /= 10;
+  } while (rest);
+  if (value < 0) digits[--at] = '-';
+  put(page, digits + at, (sqlite3_int64)sizeof digits - at);
+}
+
+void put_value_text(Page *page, sqlite3_value *value) {
+  const unsigned char *text = text_of(value);
+  if (text) put(page, text, sqlite3_value_bytes(value));
+}
+
+void put_integer_value(Page *page, sqlite3_value *value) {
+  if (sqlite3_value_type(value) == SQLITE_INTEGER) put_integer(page, sqlite3_value_int64(value));
+  else put_value_text(page, value);
+}
+
+Page *page_of(sqlite3_context *context) {
+  Page *page = sqlite3_aggregate_context(context, sizeof(Page));
+  if (!page) {
+    sqlite3_result_error_nomem(context);
+    return NULL;
+  }
+  return page->error ? NULL : page;
+}
+
+int next_row(Page *page, sqlite3_value *seq_value, const char *out_of_order) {
+  sqlite3_int64 seq = sqlite3_value_int64(seq_value);
+  if (page->rows > 0 && seq <= page->last_seq) {
+    page->error = out_of_order;
+    return 0;
+  }
+  page->last_seq = seq;
+  page->rows++;
+  return 1;
+}
+
+void put_money(Page *page, sqlite3_int64 minor, const void *separator, int separator_length) {
+  char cents[2] = {(char)('0' + minor % 100 / 10), (char)('0' + minor % 10)};
+  put_integer(page, minor / 100);
+  put(page, separator, separator_length);
+  put(page, cents, 2);
+}
+
+sqlite3_int64 minor_units(Page *page, sqlite3_value *value, const char *error) {
+  if (sqlite3_value_type(value) != SQLITE_INTEGER || sqlite3_value_int64(value) < 0) {
+    page->error = error;
+    return -1;
+  }
+  return sqlite3_value_int64(value);
+}
+
+void put_xml_escaped(Page *page, const unsigned char *text, sqlite3_int64 length, int attribute) {
+  sqlite3_int64 from = 0;
+  for (sqlite3_int64 i = 0; text && i < length; i++) {
+    unsigned char c = text[i];
+    const char *reference;
+    int skip = 0;
+    if (c == '&') reference = "&amp;";
+    else if (c == '<') reference = "&lt;";
+    else if (c == '>') reference = "&gt;";
+    else if (c == '\r') reference = "&#13;";
+    else if (attribute && c == '"') reference = "&quot;";
+    else if (attribute && c == '\t') reference = "&#9;";
+    else if (attribute && c == '\n') reference = "&#10;";
+    else if (c > 0 && c < 0x20 && c != '\t' && c != '\n') reference = "";
+    else if (c == 0xEF && i + 2 < length && text[i + 1] == 0xBF && (text[i + 2] == 0xBE || text[i + 2] == 0xBF)) reference = "", skip = 2;
+    else continue;
+    put(page, text + from, i - from);
+    put(page, reference, (sqlite3_int64)strlen(reference));
+    i += skip;
+    from = i + 1;
+  }
+  put(page, text + from, length - from);
+}
+
+void page_final(sqlite3_context *context) {
+  Page *page = sqlite3_aggregate_context(context, 0);
+  if (page && page->release) page->release(page->state);
+  if (page && page->error) {
+    sqlite3_result_error(context, page->error, -1);
+    sqlite3_free(page->bytes);
+  } else if (!page || page->rows == 0) {
+    sqlite3_result_null(context);
+    if (page) sqlite3_free(page->bytes);
+  } else if (!page->bytes) {
+    sqlite3_result_zeroblob(context, 0);
+  } else {
+    sqlite3_result_blob64(context, page->bytes, (sqlite3_uint64)page->length, sqlite3_free);
+  }
+}

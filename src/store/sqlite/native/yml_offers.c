@@ -1,0 +1,585 @@
+/*
+ * price_export_yml(): a page of YML offers (model/yml-record.ts) in one pass over the rows, as
+ * the YML writer prints them (formats/yml.ts). The SQL twin is sqlite/yml-sql.ts;
+ * store/yml-records.contract.test.ts holds both to the writer's bytes.
+ *
+ * Why C: the offers' SQL spent most of its time reading `extra` (json_extract per key, a json_each
+ * subquery for the attributes, a category look-up per offer) and escaping with nested replace()
+ * calls; the first YML stayed under `sqlite3 -json` (bench/RESULTS.md, "2026-11-26, late
+ * night"). Here each row's `extra` is walked once and each text escaped in one scan.
+ *
+ *   price_export_yml(kinds, categories, seq, extra, …)
+ *
+ * categories is the category part's {path: id} JSON object (NULL when the offers have none); extra
+ * the row's `extra` JSON text. kinds holds one letter per part, each taking the arguments listed:
+ *   l (text)                 a literal;
+ *   a (value)                a text as an attribute value;
+ *   b (value)                `true` or `false`;
+ *   T (value)                a text every item has, escaped, its tags in the literals around it;
+ *   M (value)                money every item has, its tags in the literals around it;
+ *   S (spelled, value)       `spelled` (already escaped) when not NULL, else the value escaped;
+ *   t (name, value)          `<name>text</name>\n`, nothing for NULL;
+ *   s (name, spelled, value) the same with S's spelling;
+ *   m (name, value)          `<name>money</name>\n`, nothing for NULL;
+ *   o (name, value, above)   the same, only when the value is greater than `above`'s;
+ *   i (name, value)          `<name>digits</name>\n`, nothing for NULL;
+ *   c (name, path, other)    `<name>id</name>\n`: the path's id in categories (NULL reads as ''),
+ *                            else `other`;
+ *   A (attributes)           `<param name="key">value</param>\n` for each of the object's keys;
+ *   p (name, value)          `<param name="name">text</param>\n` (name already escaped), nothing
+ *                            when the text is NULL or empty once escaped;
+ *   P (name, value)          the same of money;
+ *   q (name, attributes, key) p of the object's value at `key`.
+ * Money is minor units with `.` and two digits. A part's value argument, after `x` (`xt`, `xA`…),
+ * is the key of `extra` that holds the value (a JSON string is decoded, a number is its digits).
+ */
+#include "records_page.h"
+#include <stdlib.h>
+
+/* One path of the categories and its id; `path` points into YmlState.category_text. */
+typedef struct {
+  const unsigned char *path;
+  int length;
+  sqlite3_int64 id;
+} Category;
+
+/* What a page's offers share: the categories, decoded once, and room to decode a JSON string. */
+typedef struct {
+  unsigned char *category_text;
+  Category *categories;
+  int category_count;
+  unsigned char *scratch;
+  sqlite3_int64 scratch_capacity;
+} YmlState;
+
+enum { V_NULL, V_INTEGER, V_TEXT, V_JSON_STRING, V_JSON_OTHER };
+
+/* A part's value: SQL NULL, an integer, UTF-8 text, a JSON string's body (escapes not decoded) or another JSON value's text. */
+typedef struct {
+  int type;
+  const unsigned char *bytes;
+  sqlite3_int64 length;
+  sqlite3_int64 integer;
+} Value;
+
+/* The keys of one row's `extra` and their values; extraJson writes at most nine. */
+#define MAX_EXTRA_KEYS 16
+typedef struct {
+  const unsigned char *key[MAX_EXTRA_KEYS];
+  int key_length[MAX_EXTRA_KEYS];
+  Value value[MAX_EXTRA_KEYS];
+  int count;
+} Extra;
+
+static const char *const NOT_JSON = "price_export_yml: extra or categories is not the JSON the store writes";
+
+static void release_state(void *pointer) {
+  YmlState *state = pointer;
+  sqlite3_free(state->category_text);
+  sqlite3_free(state->categories);
+  sqlite3_free(state->scratch);
+  sqlite3_free(state);
+}
+
+static const unsigned char *skip_space(const unsigned char *p, const unsigned char *end) {
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+  return p;
+}
+
+/* From a string's opening quote: its closing quote, or NULL. */
+static const unsigned char *string_end(const unsigned char *p, const unsigned char *end) {
+  for (p++; p < end; p++) {
+    if (*p == '\\') p++;
+    else if (*p == '"') return p;
+  }
+  return NULL;
+}
+
+/* Past the JSON value that starts at p, or NULL. Objects and arrays by their brackets, strings skipped whole. */
+static const unsigned char *value_end(const unsigned char *p, const unsigned char *end) {
+  int depth = 0;
+  do {
+    if (p >= end) return NULL;
+    if (*p == '"') {
+      p = string_end(p, end);
+      if (!p) return NULL;
+      p++;
+    } else if (*p == '{' || *p == '[') {
+      depth++, p++;
+    } else if (*p == '}' || *p == ']') {
+      if (--depth < 0) return NULL;
+      p++;
+    } else if (depth > 0) {
+      p++;
+    } else {
+      while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') p++;
+    }
+  } while (depth > 0);
+  return p;
+}
+
+/* The JSON value from p to end as a Value: a string's body, an integer, null, or the value's text. */
+static Value json_value(const unsigned char *p, const unsigned char *end) {
+  Value value = {V_JSON_OTHER, p, end - p, 0};
+  if (*p == '"') {
+    value.type = V_JSON_STRING, value.bytes = p + 1, value.length = end - p - 2;
+  } else if (end - p == 4 && memcmp(p, "null", 4) == 0) {
+    value.type = V_NULL;
+  } else if (end - p <= 18) {
+    // An integer (what JSON.stringify writes for minor units): its value, as json_extract's.
+    const unsigned char *digit = p + (*p == '-');
+    sqlite3_int64 integer = 0;
+    if (digit == end) return value;
+    for (const unsigned char *q = digit; q < end; q++) {
+      if (*q < '0' || *q > '9') return value;
+      integer = integer * 10 + (*q - '0');
+    }
+    value.type = V_INTEGER, value.integer = *p == '-' ? -integer : integer;
+  }
+  return value;
+}
+
+/*
+ * Walks a JSON object's members: `member` is called with each key's body (escapes not decoded)
+ * and value, and stops the walk by returning 0. 0 when the text is no object.
+ */
+typedef int (*Member)(void *context, const unsigned char *key, int key_length, Value value);
+static int each_member(const unsigned char *p, const unsigned char *end, Member member, void *context) {
+  p = skip_space(p, end);
+  if (p >= end || *p != '{') return 0;
+  p = skip_space(p + 1, end);
+  if (p < end && *p == '}') return 1;
+  for (;;) {
+    if (p >= end || *p != '"') return 0;
+    const unsigned char *key_end = string_end(p, end);
+    if (!key_end) return 0;
+    const unsigned char *colon = skip_space(key_end + 1, end);
+    if (colon >= end || *colon != ':') return 0;
+    const unsigned char *value = skip_space(colon + 1, end);
+    const unsigned char *after = value_end(value, end);
+    if (!after) return 0;
+    if (!member(context, p + 1, (int)(key_end - p - 1), json_value(value, after))) return 1;
+    p = skip_space(after, end);
+    if (p < end && *p == '}') return 1;
+    if (p >= end || *p != ',') return 0;
+    p = skip_space(p + 1, end);
+  }
+}
+
+static int hex_digit(unsigned char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static int hex4(const unsigned char *p, const unsigned char *end) {
+  if (end - p < 4) return -1;
+  int code = 0;
+  for (int i = 0; i < 4; i++) {
+    int digit = hex_digit(p[i]);
+    if (digit < 0) return -1;
+    code = code * 16 + digit;
+  }
+  return code;
+}
+
+/* A JSON string's body decoded to UTF-8 at out (never longer than the body); its length, or -1. */
+static sqlite3_int64 decode_string(const unsigned char *p, sqlite3_int64 length, unsigned char *out) {
+  const unsigned char *end = p + length;
+  unsigned char *at = out;
+  while (p < end) {
+    const unsigned char *backslash = memchr(p, '\\', (size_t)(end - p));
+    if (!backslash) backslash = end;
+    memmove(at, p, (size_t)(backslash - p));
+    at += backslash - p;
+    if (backslash == end) break;
+    p = backslash + 1;
+    if (p >= end) return -1;
+    unsigned char c = *p++;
+    int code;
+    switch (c) {
+      case 'b': code = '\b'; break;
+      case 'f': code = '\f'; break;
+      case 'n': code = '\n'; break;
+      case 'r': code = '\r'; break;
+      case 't': code = '\t'; break;
+      case 'u':
+        code = hex4(p, end);
+        if (code < 0) return -1;
+        p += 4;
+        if (code >= 0xD800 && code < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+          int low = hex4(p + 2, end);
+          if (low >= 0xDC00 && low < 0xE000) code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00), p += 6;
+        }
+        break;
+      default: code = c;
+    }
+    if (code < 0x80) {
+      *at++ = (unsigned char)code;
+    } else if (code < 0x800) {
+      *at++ = (unsigned char)(0xC0 | code >> 6), *at++ = (unsigned char)(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+      *at++ = (unsigned char)(0xE0 | code >> 12), *at++ = (unsigned char)(0x80 | (code >> 6 & 0x3F)), *at++ = (unsigned char)(0x80 | (code & 0x3F));
+    } else {
+      *at++ = (unsigned char)(0xF0 | code >> 18), *at++ = (unsigned char)(0x80 | (code >> 12 & 0x3F));
+      *at++ = (unsigned char)(0x80 | (code >> 6 & 0x3F)), *at++ = (unsigned char)(0x80 | (code & 0x3F));
+    }
+  }
+  return at - out;
+}
+
+/* A text value's UTF-8 bytes: a JSON string's decoded into the page's scratch when it has escapes. 0 (the error set) when it cannot be. */
+static int text_bytes(Page *page, YmlState *state, Value *value) {
+  if (value->type != V_JSON_STRING || !memchr(value->bytes, '\\', (size_t)value->length)) return 1;
+  if (state->scratch_capacity < value->length) {
+    unsigned char *scratch = sqlite3_realloc64(state->scratch, (sqlite3_uint64)value->length);
+    if (!scratch) {
+      page->error = "out of memory";
+      return 0;
+    }
+    state->scratch = scratch, state->scratch_capacity = value->length;
+  }
+  sqlite3_int64 length = decode_string(value->bytes, value->length, state->scratch);
+  if (length < 0) {
+    page->error = NOT_JSON;
+    return 0;
+  }
+  value->type = V_TEXT, value->bytes = state->scratch, value->length = length;
+  return 1;
+}
+
+/* A value as escaped text (an attribute value with `attribute` 1): an integer's digits, a text escaped, nothing for NULL. */
+static int put_escaped(Page *page, YmlState *state, Value value, int attribute) {
+  if (value.type == V_NULL) return 1;
+  if (value.type == V_INTEGER) {
+    put_integer(page, value.integer);
+    return 1;
+  }
+  if (!text_bytes(page, state, &value)) return 0;
+  put_xml_escaped(page, value.bytes, value.length, attribute);
+  return 1;
+}
+
+/* Money: minor units, never negative (CONTRACT §2), else the error set. */
+static int put_money_value(Page *page, Value value) {
+  if (value.type != V_INTEGER || value.integer < 0) {
+    page->error = "price_export_yml: money must be a non-negative integer of minor units";
+    return 0;
+  }
+  put_money(page, value.integer, ".", 1);
+  return 1;
+}
+
+static Value column_value(sqlite3_value *argument) {
+  Value value = {V_TEXT, NULL, 0, 0};
+  switch (sqlite3_value_type(argument)) {
+    case SQLITE_NULL:
+      value.type = V_NULL;
+      break;
+    case SQLITE_INTEGER:
+      value.type = V_INTEGER, value.integer = sqlite3_value_int64(argument);
+      break;
+    default:
+      value.bytes = text_of(argument), value.length = sqlite3_value_bytes(argument);
+  }
+  return value;
+}
+
+static int remember_member(void *context, const unsigned char *key, int key_length, Value value) {
+  Extra *extra = context;
+  if (extra->count == MAX_EXTRA_KEYS) return 0;
+  extra->key[extra->count] = key, extra->key_length[extra->count] = key_length, extra->value[extra->count] = value;
+  extra->count++;
+  return 1;
+}
+
+/* The value of `extra`'s key named by the argument; NULL when the row has no such key. */
+static Value extra_value(const Extra *extra, sqlite3_value *key_argument) {
+  const unsigned char *key = text_of(key_argument);
+  int length = sqlite3_value_bytes(key_argument);
+  for (int i = 0; key && i < extra->count; i++) {
+    if (extra->key_length[i] == length && memcmp(extra->key[i], key, (size_t)length) == 0) return extra->value[i];
+  }
+  Value none = {V_NULL, NULL, 0, 0};
+  return none;
+}
+
+typedef struct {
+  Page *page;
+  YmlState *state;
+  const unsigned char *key;
+  int key_length;
+  Value found;
+  int failed;
+} Lookup;
+
+/* Stops at the member whose decoded key is the one looked for. */
+static int find_member(void *context, const unsigned char *key, int key_length, Value value) {
+  Lookup *lookup = context;
+  Value decoded = {V_JSON_STRING, key, key_length, 0};
+  if (!text_bytes(lookup->page, lookup->state, &decoded)) {
+    lookup->failed = 1;
+    return 0;
+  }
+  if (decoded.length != lookup->key_length || memcmp(decoded.bytes, lookup->key, (size_t)decoded.length) != 0) return 1;
+  lookup->found = value;
+  return 0;
+}
+
+typedef struct {
+  Page *page;
+  YmlState *state;
+  int failed;
+} Params;
+
+/* `<param name="key">value</param>\n`; none for a null value (the SQL's concatenation would be NULL). */
+static int put_param_member(void *context, const unsigned char *key, int key_length, Value value) {
+  Params *params = context;
+  Page *page = params->page;
+  if (value.type == V_NULL) return 1;
+  Value name = {V_JSON_STRING, key, key_length, 0};
+  put(page, "<param name=\"", 13);
+  if (!put_escaped(page, params->state, name, 1)) return params->failed = 1, 0;
+  put(page, "\">", 2);
+  if (!put_escaped(page, params->state, value, 0)) return params->failed = 1, 0;
+  put(page, "</param>\n", 9);
+  return 1;
+}
+
+static int compare_categories(const void *a, const void *b) {
+  const Category *left = a, *right = b;
+  int shorter = left->length < right->length ? left->length : right->length;
+  int order = memcmp(left->path, right->path, (size_t)shorter);
+  return order ? order : (left->length > right->length) - (left->length < right->length);
+}
+
+typedef struct {
+  YmlState *state;
+  int capacity;
+  int failed;
+} Categories;
+
+/* Keeps a path (decoded in place in the state's copy of the text) and its id. */
+static int keep_category(void *context, const unsigned char *key, int key_length, Value value) {
+  Categories *categories = context;
+  YmlState *state = categories->state;
+  sqlite3_int64 length = decode_string(key, key_length, (unsigned char *)key);
+  if (length < 0 || value.type != V_INTEGER) return categories->failed = 1, 0;
+  if (state->category_count == categories->capacity) {
+    int capacity = categories->capacity ? categories->capacity * 2 : 64;
+    Category *grown = sqlite3_realloc64(state->categories, (sqlite3_uint64)capacity * sizeof(Category));
+    if (!grown) return categories->failed = 1, 0;
+    state->categories = grown, categories->capacity = capacity;
+  }
+  Category *category = &state->categories[state->category_count++];
+  category->path = key, category->length = (int)length, category->id = value.integer;
+  return 1;
+}
+
+/* The page's state on its first row: the categories copied, decoded and sorted for a binary search. */
+static YmlState *state_of(Page *page, sqlite3_value *categories_argument) {
+  if (page->state) return page->state;
+  YmlState *state = sqlite3_malloc64(sizeof(YmlState));
+  if (!state) {
+    page->error = "out of memory";
+    return NULL;
+  }
+  memset(state, 0, sizeof *state);
+  page->state = state, page->release = release_state;
+  const unsigned char *text = text_of(categories_argument);
+  int length = sqlite3_value_bytes(categories_argument);
+  if (!text) return state;
+  state->category_text = sqlite3_malloc64((sqlite3_uint64)length + 1);
+  if (!state->category_text) {
+    page->error = "out of memory";
+    return NULL;
+  }
+  memcpy(state->category_text, text, (size_t)length);
+  Categories categories = {state, 0, 0};
+  if (!each_member(state->category_text, state->category_text + length, keep_category, &categories) || categories.failed) {
+    page->error = NOT_JSON;
+    return NULL;
+  }
+  qsort(state->categories, (size_t)state->category_count, sizeof(Category), compare_categories);
+  return state;
+}
+
+/* Whether a path is among the categories, its id in *id. */
+static int find_category(const YmlState *state, const unsigned char *path, sqlite3_int64 length, sqlite3_int64 *id) {
+  if (state->category_count == 0) return 0;
+  Category wanted = {path, (int)length, 0};
+  const Category *found = bsearch(&wanted, state->categories, (size_t)state->category_count, sizeof(Category), compare_categories);
+  if (!found) return 0;
+  *id = found->id;
+  return 1;
+}
+
+/* Each kind letter's count of arguments (0 for a letter that is none). */
+static int argument_count(unsigned char kind) {
+  switch (kind) {
+    case 'l': case 'a': case 'b': case 'T': case 'M': case 'A': return 1;
+    case 'S': case 't': case 'm': case 'i': case 'p': case 'P': return 2;
+    case 's': case 'o': case 'c': case 'q': return 3;
+    default: return 0;
+  }
+}
+
+/* Where among a part's arguments its value is (what `x` makes a key of extra); `l` has none. */
+static int value_position(unsigned char kind) {
+  switch (kind) {
+    case 'a': case 'b': case 'T': case 'M': case 'A': return 0;
+    case 's': return 2;
+    default: return 1;
+  }
+}
+
+/* Whether kinds and the arguments agree: each letter known, `x` before a part with a value, one argument each. */
+static int well_formed(const unsigned char *kinds, int kind_count, int argc) {
+  int expected = 4;
+  for (int k = 0; k < kind_count; k++) {
+    unsigned char kind = kinds[k];
+    if (kind == 'x') {
+      if (k + 1 == kind_count || kinds[k + 1] == 'l' || argument_count(kinds[k + 1]) == 0) return 0;
+      continue;
+    }
+    if (argument_count(kind) == 0) return 0;
+    expected += argument_count(kind);
+  }
+  return expected == argc;
+}
+
+/* `<name>` and `</name>\n`, around an element's text. */
+static void open_element(Page *page, sqlite3_value *name) {
+  put(page, "<", 1);
+  put_value_text(page, name);
+  put(page, ">", 1);
+}
+
+static void close_element(Page *page, sqlite3_value *name) {
+  put(page, "</", 2);
+  put_value_text(page, name);
+  put(page, ">\n", 2);
+}
+
+/* Writes one part; 0 (the error set) when it cannot. */
+static int put_part(Page *page, YmlState *state, unsigned char kind, sqlite3_value **args, Value value) {
+  switch (kind) {
+    case 'l':
+      put_value_text(page, args[0]);
+      return 1;
+    case 'a':
+      return put_escaped(page, state, value, 1);
+    case 'b':
+      // As the SQL's CASE WHEN: NULL is false, a text its number's truth.
+      if (value.type == V_INTEGER ? value.integer != 0 : value.type != V_NULL && sqlite3_value_int64(args[0]) != 0) put(page, "true", 4);
+      else put(page, "false", 5);
+      return 1;
+    case 'T':
+      return put_escaped(page, state, value, 0);
+    case 'M':
+      return value.type == V_NULL || put_money_value(page, value);
+    case 'S':
+    case 's': {
+      if (value.type == V_NULL) return 1;
+      sqlite3_value *spelled = args[kind == 'S' ? 0 : 1];
+      if (kind == 's') open_element(page, args[0]);
+      if (sqlite3_value_type(spelled) != SQLITE_NULL) put_value_text(page, spelled);
+      else if (!put_escaped(page, state, value, 0)) return 0;
+      if (kind == 's') close_element(page, args[0]);
+      return 1;
+    }
+    case 't':
+    case 'm':
+    case 'o':
+    case 'i': {
+      if (value.type == V_NULL) return 1;
+      if (kind == 'o') {
+        Value above = column_value(args[2]);
+        if (value.type != V_INTEGER || above.type != V_INTEGER || value.integer <= above.integer) return 1;
+      }
+      open_element(page, args[0]);
+      int written = kind == 't' ? put_escaped(page, state, value, 0)
+        : kind == 'i' && value.type != V_INTEGER ? (put(page, value.bytes, value.length), 1)
+        : kind == 'i' ? (put_integer(page, value.integer), 1)
+        : put_money_value(page, value);
+      if (!written) return 0;
+      close_element(page, args[0]);
+      return 1;
+    }
+    case 'c': {
+      sqlite3_int64 id;
+      if (value.type != V_NULL && !text_bytes(page, state, &value)) return 0;
+      // A path is a text (the domain's); NULL reads as ''.
+      int is_text = value.type == V_TEXT || value.type == V_JSON_STRING;
+      open_element(page, args[0]);
+      if ((value.type == V_NULL || is_text) && find_category(state, is_text ? value.bytes : (const unsigned char *)"", is_text ? value.length : 0, &id)) put_integer(page, id);
+      else put_value_text(page, args[2]);
+      close_element(page, args[0]);
+      return 1;
+    }
+    case 'A': {
+      if (value.type != V_JSON_OTHER) return 1;
+      Params params = {page, state, 0};
+      if (!each_member(value.bytes, value.bytes + value.length, put_param_member, &params) && !params.failed) page->error = NOT_JSON;
+      return !params.failed && !page->error;
+    }
+    case 'p':
+    case 'P':
+    case 'q': {
+      if (kind == 'q') {
+        if (value.type != V_JSON_OTHER) return 1;
+        Lookup lookup = {page, state, text_of(args[2]), sqlite3_value_bytes(args[2]), {V_NULL, NULL, 0, 0}, 0};
+        if (!each_member(value.bytes, value.bytes + value.length, find_member, &lookup) && !lookup.failed) page->error = NOT_JSON;
+        if (lookup.failed || page->error) return 0;
+        value = lookup.found;
+      }
+      if (value.type == V_NULL) return 1;
+      sqlite3_int64 start = page->length;
+      put(page, "<param name=\"", 13);
+      put_value_text(page, args[0]);
+      put(page, "\">", 2);
+      sqlite3_int64 before_value = page->length;
+      if (!(kind == 'P' ? put_money_value(page, value) : put_escaped(page, state, value, 0))) return 0;
+      // A param whose text is empty once escaped is left out, as the layout does.
+      if (page->length == before_value) page->length = start;
+      else put(page, "</param>\n", 9);
+      return 1;
+    }
+  }
+  page->error = "price_export_yml: an unknown kind";
+  return 0;
+}
+
+void yml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  Page *page = page_of(context);
+  if (!page) return;
+  const unsigned char *kinds = argc >= 4 ? text_of(argv[0]) : NULL;
+  int kind_count = kinds ? sqlite3_value_bytes(argv[0]) : 0;
+  // The kinds are the same for every row: checked on the first.
+  if (page->rows == 0 && (!kinds || !well_formed(kinds, kind_count, argc))) {
+    page->error = "price_export_yml(kinds, categories, seq, extra, …): a known kind letter per part, its arguments after it";
+    return;
+  }
+  YmlState *state = state_of(page, argv[1]);
+  if (!state || !next_row(page, argv[2], "price_export_yml: rows out of publication order")) return;
+  Extra extra = {.count = 0};
+  const unsigned char *extra_text = text_of(argv[3]);
+  if (extra_text && !each_member(extra_text, extra_text + sqlite3_value_bytes(argv[3]), remember_member, &extra)) {
+    page->error = NOT_JSON;
+    return;
+  }
+  if (extra.count == MAX_EXTRA_KEYS) {
+    page->error = NOT_JSON;
+    return;
+  }
+  for (int k = 0, at = 4; k < kind_count; k++) {
+    int from_extra = kinds[k] == 'x';
+    unsigned char kind = kinds[k + from_extra];
+    k += from_extra;
+    Value value = {V_NULL, NULL, 0, 0};
+    if (kind != 'l') {
+      sqlite3_value *value_argument = argv[at + value_position(kind)];
+      value = from_extra ? extra_value(&extra, value_argument) : column_value(value_argument);
+    }
+    if (!put_part(page, state, kind, argv + at, value)) return;
+    at += argument_count(kind);
+  }
+}

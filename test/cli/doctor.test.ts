@@ -42,7 +42,7 @@ describe('price-export doctor', () => {
         assert.ok(lines.some((l) => /^ok\s+database: .*answers; its schema is up to date/.test(l)), lines.join('\n'));
         if (dialect === 'sqlite') assert.ok(lines.some((l) => /^ok\s+database: SQLite is in WAL mode/.test(l)));
         // Either way not a fault: which one is said (the extension is there when a C compiler was).
-        const pages = findRecordsExtension() ? /^ok\s+database: CSV, TSV, JSON and XML pages are built by the C extension/ : /^ok\s+database: CSV, TSV, JSON and XML pages are built by SQL/;
+        const pages = findRecordsExtension() ? /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by the C extension/ : /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by SQL/;
         if (dialect === 'sqlite') assert.ok(lines.some((l) => pages.test(l)), lines.join('\n'));
         if (REDIS_URL) assert.ok(lines.some((l) => /^ok\s+redis: .* answers/.test(l)));
         assert.ok(lines.some((l) => /^ok\s+cache directory: .* is private to this user/.test(l)));

@@ -91,7 +91,7 @@ export interface SqlDialect {
   pendingMigrations(): Promise<number>;
   /** SQLite: the journal mode (`wal` expected). */
   journalMode?(): string;
-  /** SQLite: whether CSV/TSV, JSON and XML pages are built by the C extension (records-extension.ts). */
+  /** SQLite: whether CSV/TSV, JSON, XML and YML pages are built by the C extension (records-extension.ts). */
   readonly nativeRecords?: boolean;
   /** PostgreSQL: the pool's connections (metrics). */
   poolUse?(): { total: number; idle: number; waiting: number; max: number };

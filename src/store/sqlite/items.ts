@@ -25,7 +25,7 @@ export interface SqliteConnection {
   pageRunner: PageRunner;
   /** Where drafts' rows are inserted; null: on this connection (an in-memory database). */
   appendThread: AppendThread | null;
-  /** Whether every connection has the records extension (records-extension.ts): CSV/TSV, JSON and XML pages are built by it. */
+  /** Whether every connection has the records extension (records-extension.ts): CSV/TSV, JSON, XML and YML pages are built by it. */
   nativeRecords: boolean;
 }
 

@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 
 /*
- * The SQLite extension that builds CSV/TSV, JSON and XML pages in C
- * (native/price_export_records.c), as scripts/build-native.mjs leaves it in build/native/ at the
- * package root. Optional: without it the records are built by SQL (delimited-sql.ts,
- * json-sql.ts, xml-sql.ts), byte for byte the same, slower.
+ * The SQLite extension that builds CSV/TSV, JSON, XML and YML pages in C
+ * (native/price_export_records.c, native/yml_offers.c), as scripts/build-native.mjs leaves it in
+ * build/native/ at the package root. Optional: without it the records are built by SQL
+ * (delimited-sql.ts, json-sql.ts, xml-sql.ts, yml-sql.ts), byte for byte the same, slower.
  */
 
 const FILE = 'build/native/price_export_records.so';

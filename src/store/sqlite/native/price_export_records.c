@@ -1,8 +1,10 @@
 /*
- * A SQLite extension with three aggregates that build a page of records in one pass over the
+ * A SQLite extension with four aggregates that build a page of records in one pass over the
  * rows, each as the writer of its format prints them: price_export_delimited() CSV or TSV
  * records (model/delimited-record.ts), price_export_json() JSON items (model/json-record.ts),
- * price_export_xml() XML items (model/xml-record.ts).
+ * price_export_xml() XML items (model/xml-record.ts), and price_export_yml() YML offers
+ * (model/yml-record.ts; in yml_offers.c, which says its kinds). records_page.c holds what
+ * their pages share.
  *
  * Why C: the same CSV records built by SQL expressions (delimited-sql.ts) cost 54 ms of SQLite's
  * work per 100k legacy records against 26 ms here, and with the SQL the first CSV and TSV over
@@ -12,8 +14,8 @@
  * calls, not on the text. JSON and XML items gain the same way (the same section).
  *
  * The SQL records stay the reference and the fallback (a machine without a C compiler builds
- * none of this); store/{delimited,json,xml}-records.contract.test.ts hold both to the writers'
- * bytes.
+ * none of this); store/{delimited,json,xml,yml}-records.contract.test.ts hold both to the
+ * writers' bytes.
  *
  *   price_export_delimited(kinds, delimiter, decimal, record_end, seq, v1, …, vN)
  *   price_export_json(kinds, seq, v1, …, vN)

@@ -5,8 +5,10 @@
  *
  * Why C: the offers' SQL spent most of its time reading `extra` (json_extract per key, a json_each
  * subquery for the attributes, a category look-up per offer) and escaping with nested replace()
- * calls; the first YML stayed under `sqlite3 -json` (bench/RESULTS.md, "2026-11-26, late
- * night"). Here each row's `extra` is walked once and each text escaped in one scan.
+ * calls: the first YML over HTTP was 0.79–1.24× `sqlite3 -json`, under 1.0× with 3,000
+ * categories or on a slower host. Here each row's `extra` is walked once (json_text.c) and each
+ * text escaped in one scan: 1.41–1.67×, 1.89× at 1M items, the service's CPU a third less
+ * (bench/figures/first-json-xml.ts; bench/RESULTS.md, "2026-11-27, night").
  *
  *   price_export_yml(kinds, categories, seq, extra, …)
  *
@@ -33,6 +35,7 @@
  * Money is minor units with `.` and two digits. A part's value argument, after `x` (`xt`, `xA`…),
  * is the key of `extra` that holds the value (a JSON string is decoded, a number is its digits).
  */
+#include "json_text.h"
 #include "records_page.h"
 #include <stdlib.h>
 
@@ -52,16 +55,6 @@ typedef struct {
   sqlite3_int64 scratch_capacity;
 } YmlState;
 
-enum { V_NULL, V_INTEGER, V_TEXT, V_JSON_STRING, V_JSON_OTHER };
-
-/* A part's value: SQL NULL, an integer, UTF-8 text, a JSON string's body (escapes not decoded) or another JSON value's text. */
-typedef struct {
-  int type;
-  const unsigned char *bytes;
-  sqlite3_int64 length;
-  sqlite3_int64 integer;
-} Value;
-
 /* The keys of one row's `extra` and their values; extraJson writes at most nine. */
 #define MAX_EXTRA_KEYS 16
 typedef struct {
@@ -79,151 +72,6 @@ static void release_state(void *pointer) {
   sqlite3_free(state->categories);
   sqlite3_free(state->scratch);
   sqlite3_free(state);
-}
-
-static const unsigned char *skip_space(const unsigned char *p, const unsigned char *end) {
-  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
-  return p;
-}
-
-/* From a string's opening quote: its closing quote, or NULL. */
-static const unsigned char *string_end(const unsigned char *p, const unsigned char *end) {
-  for (p++; p < end; p++) {
-    if (*p == '\\') p++;
-    else if (*p == '"') return p;
-  }
-  return NULL;
-}
-
-/* Past the JSON value that starts at p, or NULL. Objects and arrays by their brackets, strings skipped whole. */
-static const unsigned char *value_end(const unsigned char *p, const unsigned char *end) {
-  int depth = 0;
-  do {
-    if (p >= end) return NULL;
-    if (*p == '"') {
-      p = string_end(p, end);
-      if (!p) return NULL;
-      p++;
-    } else if (*p == '{' || *p == '[') {
-      depth++, p++;
-    } else if (*p == '}' || *p == ']') {
-      if (--depth < 0) return NULL;
-      p++;
-    } else if (depth > 0) {
-      p++;
-    } else {
-      while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') p++;
-    }
-  } while (depth > 0);
-  return p;
-}
-
-/* The JSON value from p to end as a Value: a string's body, an integer, null, or the value's text. */
-static Value json_value(const unsigned char *p, const unsigned char *end) {
-  Value value = {V_JSON_OTHER, p, end - p, 0};
-  if (*p == '"') {
-    value.type = V_JSON_STRING, value.bytes = p + 1, value.length = end - p - 2;
-  } else if (end - p == 4 && memcmp(p, "null", 4) == 0) {
-    value.type = V_NULL;
-  } else if (end - p <= 18) {
-    // An integer (what JSON.stringify writes for minor units): its value, as json_extract's.
-    const unsigned char *digit = p + (*p == '-');
-    sqlite3_int64 integer = 0;
-    if (digit == end) return value;
-    for (const unsigned char *q = digit; q < end; q++) {
-      if (*q < '0' || *q > '9') return value;
-      integer = integer * 10 + (*q - '0');
-    }
-    value.type = V_INTEGER, value.integer = *p == '-' ? -integer : integer;
-  }
-  return value;
-}
-
-/*
- * Walks a JSON object's members: `member` is called with each key's body (escapes not decoded)
- * and value, and stops the walk by returning 0. 0 when the text is no object.
- */
-typedef int (*Member)(void *context, const unsigned char *key, int key_length, Value value);
-static int each_member(const unsigned char *p, const unsigned char *end, Member member, void *context) {
-  p = skip_space(p, end);
-  if (p >= end || *p != '{') return 0;
-  p = skip_space(p + 1, end);
-  if (p < end && *p == '}') return 1;
-  for (;;) {
-    if (p >= end || *p != '"') return 0;
-    const unsigned char *key_end = string_end(p, end);
-    if (!key_end) return 0;
-    const unsigned char *colon = skip_space(key_end + 1, end);
-    if (colon >= end || *colon != ':') return 0;
-    const unsigned char *value = skip_space(colon + 1, end);
-    const unsigned char *after = value_end(value, end);
-    if (!after) return 0;
-    if (!member(context, p + 1, (int)(key_end - p - 1), json_value(value, after))) return 1;
-    p = skip_space(after, end);
-    if (p < end && *p == '}') return 1;
-    if (p >= end || *p != ',') return 0;
-    p = skip_space(p + 1, end);
-  }
-}
-
-static int hex_digit(unsigned char c) {
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-static int hex4(const unsigned char *p, const unsigned char *end) {
-  if (end - p < 4) return -1;
-  int code = 0;
-  for (int i = 0; i < 4; i++) {
-    int digit = hex_digit(p[i]);
-    if (digit < 0) return -1;
-    code = code * 16 + digit;
-  }
-  return code;
-}
-
-/* A JSON string's body decoded to UTF-8 at out (never longer than the body); its length, or -1. */
-static sqlite3_int64 decode_string(const unsigned char *p, sqlite3_int64 length, unsigned char *out) {
-  const unsigned char *end = p + length;
-  unsigned char *at = out;
-  while (p < end) {
-    const unsigned char *backslash = memchr(p, '\\', (size_t)(end - p));
-    if (!backslash) backslash = end;
-    memmove(at, p, (size_t)(backslash - p));
-    at += backslash - p;
-    if (backslash == end) break;
-    p = backslash + 1;
-    if (p >= end) return -1;
-    unsigned char c = *p++;
-    int code;
-    switch (c) {
-      case 'b': code = '\b'; break;
-      case 'f': code = '\f'; break;
-      case 'n': code = '\n'; break;
-      case 'r': code = '\r'; break;
-      case 't': code = '\t'; break;
-      case 'u':
-        code = hex4(p, end);
-        if (code < 0) return -1;
-        p += 4;
-        if (code >= 0xD800 && code < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-          int low = hex4(p + 2, end);
-          if (low >= 0xDC00 && low < 0xE000) code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00), p += 6;
-        }
-        break;
-      default: code = c;
-    }
-    if (code < 0x80) {
-      *at++ = (unsigned char)code;
-    } else if (code < 0x800) {
-      *at++ = (unsigned char)(0xC0 | code >> 6), *at++ = (unsigned char)(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-      *at++ = (unsigned char)(0xE0 | code >> 12), *at++ = (unsigned char)(0x80 | (code >> 6 & 0x3F)), *at++ = (unsigned char)(0x80 | (code & 0x3F));
-    } else {
-      *at++ = (unsigned char)(0xF0 | code >> 18), *at++ = (unsigned char)(0x80 | (code >> 12 & 0x3F));
-      *at++ = (unsigned char)(0x80 | (code >> 6 & 0x3F)), *at++ = (unsigned char)(0x80 | (code & 0x3F));
-    }
-  }
-  return at - out;
 }
 
 /* A text value's UTF-8 bytes: a JSON string's decoded into the page's scratch when it has escapes. 0 (the error set) when it cannot be. */

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { findRecordsExtension, loadRecordsExtension, RECORDS_EXTENSION_VERSION } from './records-extension.js';
 
 const extension = findRecordsExtension();
@@ -99,5 +100,38 @@ describe('price_export_delimited(), price_export_json(), price_export_xml(), pri
     assert.throws(() => items(`price_export_yml('t', NULL, seq, NULL, a)`, [[1, 'a', null]]), /a known kind letter per part/);
     assert.throws(() => items(`price_export_yml('Tz', NULL, seq, NULL, a, a)`, [[1, 'a', null]]), /a known kind letter per part/);
     assert.throws(() => items(`price_export_yml('x', NULL, seq, NULL)`, [[1, 'a', null]]), /a known kind letter per part/);
+  });
+
+  it('YML: any extra text, cut or bent, gives offers or the JSON error, never a read past its end', () => {
+    // What JSON.stringify writes for an item's extra, then cut short, a byte changed, or bytes inserted.
+    const char = fc.constantFrom('a', 'Я', '😀', '"', '\\', '/', '\n', '\u0001', '{', '}', '[', ']', ':', ',', ' ');
+    const text = fc.string({ unit: char, maxLength: 8 });
+    const extraArb = fc.record(
+      {
+        vendor: text,
+        category: text,
+        purchase_price: fc.oneof(fc.nat(), fc.constant(1.5)),
+        competitors: fc.array(fc.record({ name: text, price: fc.nat() }), { maxLength: 2 }),
+        attributes: fc.dictionary(text, text, { maxKeys: 3 }),
+      },
+      { requiredKeys: [] },
+    ).map((extra) => JSON.stringify(extra));
+    const bent = fc.tuple(extraArb, fc.nat(), fc.constantFrom('cut', 'byte', 'insert', 'none'), fc.constantFrom('"', '\\', '{', '}', ',', ':', 'u', '1', '\u00ff'));
+    const call = `price_export_yml('xtxcxAxqxP', '{"":1,"a":2}', seq, a, 'v', 'vendor', 'c', 'category', '9', 'attributes', 'n', 'attributes', 'a', 'p', 'purchase_price')`;
+    fc.assert(
+      fc.property(bent, ([extra, at, how, byte]) => {
+        const cut = at % (extra.length + 1);
+        const bad = how === 'cut' ? extra.slice(0, cut) : how === 'byte' ? extra.slice(0, cut) + byte + extra.slice(cut + 1) : how === 'insert' ? extra.slice(0, cut) + byte + extra.slice(cut) : extra;
+        try {
+          items(call, [[1, bad, null], [2, extra, null]]);
+        } catch (error) {
+          // Whole, the text is read: only a price that is no integer is refused.
+          assert.match(String(error), how === 'none' ? /money must be a non-negative integer/ : /extra or categories is not the JSON|money must be a non-negative integer/);
+          return;
+        }
+        if (how === 'none') assert.ok(!extra.includes('"purchase_price":1.5'));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

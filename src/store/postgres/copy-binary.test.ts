@@ -1,8 +1,9 @@
 /**
  * copy-binary.ts against COPY's binary layout cut at every place a socket could cut it, and
- * copy-out.ts against a real server's COPY when this run reaches PostgreSQL.
+ * copy-out.ts (with copy-frames.ts) against a real server's COPY when this run reaches PostgreSQL.
  */
 import assert from 'node:assert/strict';
+import type { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CopyBinaryParser } from './copy-binary.js';
@@ -120,6 +121,19 @@ describe('COPY records from PostgreSQL', { skip: pgUrl ? false : 'no PostgreSQL 
     await withClient(async (client) => {
       const out = await copied(client, `SELECT n || ',' FROM generate_series(1, 20000) AS n`);
       assert.ok(out === Array.from({ length: 20000 }, (_, i) => `${i + 1},`).join(''), `${out.length} characters`);
+    });
+  });
+
+  it("reads the rows off the socket itself (pg parses no row's message), notices between rows skipped", async () => {
+    await withClient(async (client) => {
+      let parsedByPg = 0;
+      (client as unknown as { connection: EventEmitter }).connection.on('copyData', () => parsedByPg++);
+      await client.query(`CREATE FUNCTION pg_temp.noisy(n int) RETURNS text LANGUAGE plpgsql AS $$
+        BEGIN IF n % 1000 = 0 THEN RAISE NOTICE 'row %', n; END IF; RETURN n || ','; END $$`);
+      const out = await copied(client, 'SELECT pg_temp.noisy(n) FROM generate_series(1, 5000) AS n');
+      assert.equal(out, Array.from({ length: 5000 }, (_, i) => `${i + 1},`).join(''));
+      assert.equal(parsedByPg, 0);
+      assert.equal((await client.query('SELECT 1 AS one')).rows[0].one, 1);
     });
   });
 

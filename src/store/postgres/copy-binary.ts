@@ -38,10 +38,9 @@ export class CopyBinaryParser {
   private out = Buffer.allocUnsafe(0);
   private written = 0;
 
-  /** Reads `chunk` (any piece of the COPY: a record may be split across chunks). */
-  push(chunk: Uint8Array): void {
-    let offset = 0;
-    const end = chunk.length;
+  /** Reads `chunk` from `start` to `end` (any piece of the COPY: a record may be split across chunks). */
+  push(chunk: Uint8Array, start = 0, end = chunk.length): void {
+    let offset = start;
     while (offset < end) {
       switch (this.at) {
         case At.Row: {
@@ -51,7 +50,7 @@ export class CopyBinaryParser {
             fields = ((chunk[offset] << 24) | (chunk[offset + 1] << 16)) >> 16;
             offset += 2;
           } else {
-            offset = this.gather(chunk, offset, 2);
+            offset = this.gather(chunk, offset, end, 2);
             if (this.splitHave < 2) break;
             fields = this.split.readInt16BE(0);
             this.splitHave = 0;
@@ -67,7 +66,7 @@ export class CopyBinaryParser {
             size = (chunk[offset] << 24) | (chunk[offset + 1] << 16) | (chunk[offset + 2] << 8) | chunk[offset + 3];
             offset += 4;
           } else {
-            offset = this.gather(chunk, offset, 4);
+            offset = this.gather(chunk, offset, end, 4);
             if (this.splitHave < 4) break;
             size = this.split.readInt32BE(0);
             this.splitHave = 0;
@@ -92,7 +91,7 @@ export class CopyBinaryParser {
           break;
         }
         case At.Header: {
-          offset = this.gather(chunk, offset, HEADER_BYTES);
+          offset = this.gather(chunk, offset, end, HEADER_BYTES);
           if (this.splitHave < HEADER_BYTES) break;
           this.splitHave = 0;
           this.left = readHeader(this.split);
@@ -134,9 +133,9 @@ export class CopyBinaryParser {
     if (this.at !== At.End) throw new Error('COPY binary: the data ended before its trailer');
   }
 
-  /** Adds to `split` what it lacks of `size` bytes from `chunk` at `offset`; the offset after. */
-  private gather(chunk: Uint8Array, offset: number, size: number): number {
-    const used = Math.min(size - this.splitHave, chunk.length - offset);
+  /** Adds to `split` what it lacks of `size` bytes from `chunk` at `offset` (up to `end`); the offset after. */
+  private gather(chunk: Uint8Array, offset: number, end: number, size: number): number {
+    const used = Math.min(size - this.splitHave, end - offset);
     this.split.set(chunk.subarray(offset, offset + used), this.splitHave);
     this.splitHave += used;
     return offset + used;

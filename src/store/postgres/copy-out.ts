@@ -1,12 +1,20 @@
+import type { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { CopyBinaryParser } from './copy-binary.js';
+import { CopyFrames } from './copy-frames.js';
+
+type DataListener = (chunk: Buffer) => void;
 
 /**
  * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole:
- * `records` resolves to the rows' bytes, framing stripped. pg parses the protocol itself and
- * hands each CopyData message here; pg-copy-streams' `to` would parse the same messages again
- * in JavaScript to offer a stream (its parse was ~1/4 of the process's CPU in a 100k-item
- * render), and a page is read whole anyway (record-pages.ts).
+ * `records` resolves to the rows' bytes, framing stripped. While the COPY's rows come, their
+ * messages are read off the socket by copy-frames.ts, not by pg (which made an object and
+ * passed two events per row's message); pg gets the socket back for the messages that end the
+ * query. Where the connection is not laid out as pg 8 lays it out (one 'data' listener), pg
+ * parses every message and hands each CopyData message to handleCopyData. pg-copy-streams' `to`
+ * takes the socket too, but gathers each message in a list of Buffers to offer a stream (its
+ * parse was ~1/4 of the process's CPU in a 100k-item render); a page is read whole anyway
+ * (record-pages.ts).
  *
  * pg's per-query `query_timeout` applies (it calls handleError, then the connection is
  * discarded by its user); `callback` is what pg wraps to clear that timer.
@@ -30,18 +38,41 @@ export class CopyRecordsQuery implements pg.Submittable {
   }
 
   submit(connection: pg.Connection): void {
+    const stream = (connection as unknown as { stream: EventEmitter }).stream;
+    const listeners = stream.listeners('data');
+    if (listeners.length === 1) this.readFrames(stream, listeners[0] as DataListener);
     // The simple query protocol: COPY takes no bound parameters anyway.
     (connection as unknown as { query(text: string): void }).query(this.text);
   }
 
-  handleCopyData(message: { chunk: Buffer }): void {
+  /** Reads the socket's messages until the COPY's end, then gives them back to pg's parser. */
+  private readFrames(stream: EventEmitter, pgListener: DataListener): void {
+    const frames = new CopyFrames((chunk, start, end) => this.copyData(chunk, start, end));
+    const listener: DataListener = (chunk) => {
+      const rest = frames.read(chunk);
+      if (rest === null) return;
+      stream.removeListener('data', listener);
+      stream.on('data', pgListener);
+      pgListener(rest);
+    };
+    // Swapped in one turn: the connection is idle (pg's parser holds no partial message) and
+    // nothing comes before the query is sent.
+    stream.removeListener('data', pgListener);
+    stream.on('data', listener);
+  }
+
+  private copyData(chunk: Uint8Array, start: number, end: number): void {
     if (this.failure) return;
     try {
-      this.parser.push(message.chunk);
+      this.parser.push(chunk, start, end);
     } catch (error) {
-      // Reported when the statement ends (pg routes its remaining messages here until then).
+      // Reported when the statement ends.
       this.failure = error as Error;
     }
+  }
+
+  handleCopyData(message: { chunk: Buffer }): void {
+    this.copyData(message.chunk, 0, message.chunk.length);
   }
 
   handleCommandComplete(): void {}

@@ -1,0 +1,84 @@
+/**
+ * copy-frames.ts against a COPY TO's messages as a server sends them, cut at every place a
+ * socket could cut them: the CopyData bodies given on, everything from the COPY's end handed
+ * back to pg byte for byte. copy-binary.test.ts runs the whole query against a real server.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CopyFrames } from './copy-frames.js';
+
+/** A protocol message: its type byte, an int32 length that counts itself, the body. */
+function message(type: string, body: string | Buffer = ''): Buffer {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const header = Buffer.alloc(5);
+  header.write(type, 0, 'latin1');
+  header.writeInt32BE(bytes.length + 4, 1);
+  return Buffer.concat([header, bytes]);
+}
+
+/** Reads the chunks until the COPY ends: the CopyData bodies seen, and what pg is handed (null while the COPY goes on). */
+function read(chunks: readonly Buffer[]): { data: string; handedBack: Buffer | null; after: Buffer[] } {
+  const data: Buffer[] = [];
+  const frames = new CopyFrames((chunk, start, end) => data.push(Buffer.from(chunk.subarray(start, end))));
+  let handedBack: Buffer | null = null;
+  const after: Buffer[] = [];
+  for (const chunk of chunks) {
+    if (handedBack !== null) after.push(chunk);
+    else handedBack = frames.read(chunk);
+  }
+  return { data: Buffer.concat(data).toString('utf8'), handedBack, after };
+}
+
+const ROWS = ['{"a":1}', '', 'Смартфон 😀', 'x'.repeat(300)];
+const COPY_START = [message('C', 'SET\0'), message('H', Buffer.from([1, 0, 1, 0, 1]))];
+const END = Buffer.concat([message('c'), message('C', 'COPY 4\0'), message('Z', 'I')]);
+
+describe('COPY TO messages read off the socket', () => {
+  // A notice and a parameter status between rows, as a server may send them.
+  const stream = Buffer.concat([
+    ...COPY_START,
+    message('d', ROWS[0]),
+    message('N', 'SNOTICE\0Mhello\0\0'),
+    message('d', ROWS[1]),
+    message('S', 'TimeZone\0UTC\0'),
+    message('d', ROWS[2]),
+    message('d', ROWS[3]),
+    END,
+  ]);
+
+  it('gives the CopyData bodies, and hands pg everything from CopyDone on, however the stream is cut', () => {
+    for (let i = 0; i <= stream.length; i++) {
+      for (const j of [i, Math.min(stream.length, i + 1), Math.min(stream.length, i + 4), stream.length]) {
+        const { data, handedBack, after } = read([stream.subarray(0, i), stream.subarray(i, j), stream.subarray(j)]);
+        assert.equal(data, ROWS.join(''), `cut at ${i} and ${j}`);
+        assert.ok(handedBack !== null, `cut at ${i} and ${j}: the end was seen`);
+        assert.deepEqual(Buffer.concat([handedBack, ...after]), END, `cut at ${i} and ${j}`);
+      }
+    }
+  });
+
+  it('hands pg an error from its first byte on, mid-COPY or before it', () => {
+    const error = message('E', 'SERROR\0Mdivision by zero\0\0');
+    for (const before of [[...COPY_START, message('d', 'a')], [message('C', 'SET\0')]]) {
+      const whole = Buffer.concat([...before, error, message('Z', 'I')]);
+      for (let i = 0; i <= whole.length; i++) {
+        const { handedBack, after } = read([whole.subarray(0, i), whole.subarray(i)]);
+        assert.deepEqual(Buffer.concat([handedBack ?? Buffer.alloc(0), ...after]), Buffer.concat([error, message('Z', 'I')]), `cut at ${i}`);
+      }
+    }
+  });
+
+  it('hands pg what is no COPY (rows, an empty query, COPY FROM) and reads nothing of it', () => {
+    for (const type of ['T', 'I', 'G']) {
+      const whole = Buffer.concat([message(type, 'body'), message('Z', 'I')]);
+      const { data, handedBack } = read([whole]);
+      assert.equal(data, '');
+      assert.deepEqual(handedBack, whole);
+    }
+    // CopyData before CopyOutResponse, or a second CopyOutResponse, is not this COPY's either.
+    const stray = Buffer.concat([message('d', 'x'), message('Z', 'I')]);
+    assert.deepEqual(read([stray]).handedBack, stray);
+    const twice = Buffer.concat([...COPY_START, COPY_START[1], message('Z', 'I')]);
+    assert.deepEqual(read([twice]).handedBack, Buffer.concat([COPY_START[1], message('Z', 'I')]));
+  });
+});

@@ -1,0 +1,103 @@
+/*
+ * The protocol messages of a COPY TO, read straight off the connection's socket: the CopyData
+ * messages' bytes go to `data` with no object or Buffer made per message; the first message
+ * that ends the COPY (CopyDone, an ErrorResponse, anything unexpected) and all after it are
+ * handed back to pg's own parser, which then finishes the query as usual (CommandComplete,
+ * ReadyForQuery). pg parsing each row's message itself cost ~1 µs a row of the instance's CPU
+ * (bench/RESULTS.md, "2026-11-27, night"); pg-copy-streams takes the socket the same way.
+ *
+ * Message layout (PostgreSQL docs, "Message Formats"): a byte of type, then an int32 length
+ * that counts itself but not the type byte, then the body.
+ */
+
+const COPY_DATA = 0x64; // d
+const COPY_OUT_RESPONSE = 0x48; // H
+const COMMAND_COMPLETE = 0x43; // C
+// Asynchronous messages the server may put between CopyData messages (docs, "COPY Operations"):
+// skipped, as pg-copy-streams skips them (a notice during a page's COPY is not logged).
+const ASYNCHRONOUS = new Set([0x4e /* N */, 0x53 /* S */, 0x41 /* A */]);
+const HEADER_BYTES = 5;
+
+export class CopyFrames {
+  private readonly header = Buffer.alloc(HEADER_BYTES);
+  private headerHave = 0;
+  /** Bytes of the current message's body still to come. */
+  private bodyLeft = 0;
+  private inCopyData = false;
+  /** Whether CopyOutResponse came: before it, CommandComplete is an earlier statement's (the page's SET LOCAL). */
+  private copying = false;
+
+  /** The ending message's header when it began in an earlier chunk than its end: pg reads it first. */
+  private pending: Buffer | null = null;
+
+  /** `data(chunk, start, end)` gets every CopyData message's body, in order, possibly in pieces. */
+  constructor(private readonly data: (chunk: Buffer, start: number, end: number) => void) {}
+
+  /**
+   * Reads a chunk. Returns null while the COPY goes on, else the bytes pg must read next: the
+   * ending message from its first byte on.
+   */
+  read(chunk: Buffer): Buffer | null {
+    this.pending = null;
+    const stop = this.frames(chunk);
+    if (stop < 0) return null;
+    return this.pending ? Buffer.concat([this.pending, chunk.subarray(stop)]) : chunk.subarray(stop);
+  }
+
+  /** -1 when all of the chunk was read, else the offset of the first byte pg must read (after `pending`). */
+  private frames(chunk: Buffer): number {
+    const end = chunk.length;
+    let offset = 0;
+    while (offset < end) {
+      if (this.bodyLeft > 0) {
+        const used = Math.min(this.bodyLeft, end - offset);
+        if (this.inCopyData) this.data(chunk, offset, offset + used);
+        offset += used;
+        this.bodyLeft -= used;
+        continue;
+      }
+      let code: number;
+      let length: number;
+      const start = offset;
+      // A header split across chunks (here only when it began in an earlier one) is gathered first.
+      if (this.headerHave === 0 && end - offset >= HEADER_BYTES) {
+        // The common case, read in place.
+        code = chunk[offset];
+        length = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
+        offset += HEADER_BYTES;
+      } else {
+        const used = Math.min(HEADER_BYTES - this.headerHave, end - offset);
+        chunk.copy(this.header, this.headerHave, offset, offset + used);
+        this.headerHave += used;
+        offset += used;
+        if (this.headerHave < HEADER_BYTES) break;
+        code = this.header[0];
+        length = this.header.readInt32BE(1) - 4;
+        this.headerHave = 0;
+        if (!this.continues(code)) {
+          this.pending = Buffer.from(this.header);
+          return offset;
+        }
+        this.enter(code, length);
+        continue;
+      }
+      if (!this.continues(code)) return start;
+      this.enter(code, length);
+    }
+    return -1;
+  }
+
+  /** Whether a message of this type belongs to the COPY (else it ends it, and pg reads it). */
+  private continues(code: number): boolean {
+    if (code === COPY_DATA) return this.copying;
+    if (code === COPY_OUT_RESPONSE) return !this.copying;
+    if (code === COMMAND_COMPLETE) return !this.copying;
+    return ASYNCHRONOUS.has(code);
+  }
+
+  private enter(code: number, length: number): void {
+    if (code === COPY_OUT_RESPONSE) this.copying = true;
+    this.inCopyData = code === COPY_DATA;
+    this.bodyLeft = length;
+  }
+}

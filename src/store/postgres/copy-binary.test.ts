@@ -34,11 +34,10 @@ function parse(chunks: readonly Uint8Array[]): string {
   chunks.forEach((chunk, i) => {
     parser.push(chunk);
     // Taken out now and then, as a reader of a stream would.
-    const records = i % 2 ? parser.take() : null;
-    if (records) out.push(records);
+    if (i % 2) out.push(...parser.take());
   });
   parser.end();
-  out.push(parser.take() ?? Buffer.alloc(0));
+  out.push(...parser.take());
   return Buffer.concat(out).toString('utf8');
 }
 
@@ -77,11 +76,28 @@ describe('binary COPY framing', () => {
     const chunk = Buffer.from(whole.subarray(0, firstRecordEnds));
     const parser = new CopyBinaryParser();
     parser.push(chunk);
+    const records = parser.take();
     chunk.fill(0);
-    const records = parser.take()!;
     parser.push(whole.subarray(firstRecordEnds));
     parser.end();
-    assert.equal(records.toString(), 'keep me');
+    assert.equal(Buffer.concat(records).toString(), 'keep me');
+  });
+
+  it('hands out blocks of whole records, a record longer than a block in one of its own', () => {
+    const values = ['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(300_000)).concat('z'.repeat(2_500_000), 'y');
+    const data = binaryCopy(values);
+    const parser = new CopyBinaryParser();
+    for (let at = 0; at < data.length; at += 65_536) parser.push(data.subarray(at, at + 65_536));
+    parser.end();
+    const blocks = parser.take();
+    assert.equal(Buffer.concat(blocks).toString(), values.join(''));
+    const recordEnds = new Set(values.map((_, i) => values.slice(0, i + 1).join('').length));
+    let at = 0;
+    for (const block of blocks) {
+      at += block.length;
+      assert.ok(recordEnds.has(at), `a block ends at ${at}, inside a record`);
+    }
+    assert.ok(blocks.length >= 3, `${blocks.length} blocks`);
   });
 
   it('refuses what is not one record a row, or is cut short', () => {
@@ -108,7 +124,7 @@ describe('COPY records from PostgreSQL', { skip: pgUrl ? false : 'no PostgreSQL 
     }
   }
   const copied = (client: pg.Client, select: string) =>
-    client.query(new CopyRecordsQuery(`COPY (${select}) TO STDOUT (FORMAT binary)`)).records.then((records) => records?.toString('utf8') ?? '');
+    client.query(new CopyRecordsQuery(`COPY (${select}) TO STDOUT (FORMAT binary)`)).records.then((records) => Buffer.concat(records).toString('utf8'));
 
   it("gives a text column's values, NULL and empty ones as nothing, nothing for zero rows", async () => {
     await withClient(async (client) => {

@@ -26,6 +26,14 @@ const enum At {
   End,
 }
 
+/**
+ * Records are gathered in blocks of this size (a record longer than a block gets one of its own):
+ * no block is copied again as the records grow. Doubling one buffer instead copied a 4 MiB page
+ * ~twice over, 10–20 % of the instance's CPU a 100k-item render (bench/RESULTS.md,
+ * "2026-11-27, night").
+ */
+const BLOCK_BYTES = 1 << 20;
+
 /** A push parser: the chunks of a binary COPY in, in order; its records' bytes gathered, taken out when wanted. */
 export class CopyBinaryParser {
   private at = At.Header;
@@ -34,9 +42,16 @@ export class CopyBinaryParser {
   /** A fixed-size piece (header, field count, length) split across chunks, gathered here. */
   private readonly split = Buffer.alloc(HEADER_BYTES);
   private splitHave = 0;
-  /** The records' bytes so far, copied out of the chunks (the consumer may keep them: the render cache shares its writes). */
+  /**
+   * The records' bytes so far, copied out of the chunks (the consumer may keep them: the render
+   * cache shares its writes): the blocks filled, and the one being filled. A record is never
+   * split across blocks (a store's chunks hold whole records).
+   */
+  private blocks: Buffer[] = [];
   private out = Buffer.allocUnsafe(0);
   private written = 0;
+  /** Where in `out` the record being read (At.Value) began. */
+  private recordStart = 0;
 
   /** Reads `chunk` from `start` to `end` (any piece of the COPY: a record may be split across chunks). */
   push(chunk: Uint8Array, start = 0, end = chunk.length): void {
@@ -75,6 +90,8 @@ export class CopyBinaryParser {
           if (size > 0) {
             this.at = At.Value;
             this.left = size;
+            this.room(size);
+            this.recordStart = this.written;
           } else {
             this.at = At.Row;
           }
@@ -82,7 +99,6 @@ export class CopyBinaryParser {
         }
         case At.Value: {
           const used = Math.min(this.left, end - offset);
-          this.room(used);
           this.out.set(chunk.subarray(offset, offset + used), this.written);
           this.written += used;
           offset += used;
@@ -111,21 +127,50 @@ export class CopyBinaryParser {
     }
   }
 
-  /** The record bytes read since the last take, or null when none. */
-  take(): Buffer | null {
-    if (this.written === 0) return null;
-    const records = this.out.subarray(0, this.written);
-    this.out = Buffer.allocUnsafe(0);
-    this.written = 0;
-    return records;
+  /** Whether the parser is between two rows (copy-frames.ts may then hand it whole records). */
+  get betweenRows(): boolean {
+    return this.at === At.Row && this.splitHave === 0;
   }
 
+  /** One row's whole record, its bytes from `start` to `end` of `chunk`, read between two rows (its framing read by the caller). */
+  record(chunk: Uint8Array, start: number, end: number): void {
+    this.room(end - start);
+    this.out.set(chunk.subarray(start, end), this.written);
+    this.written += end - start;
+  }
+
+  /** The whole records read since the last take, in blocks; none when none. */
+  take(): Buffer[] {
+    if (this.at === At.Value) {
+      // A record is being read: its bytes so far move to a block of their own, with room for the rest.
+      const partial = this.out.subarray(this.recordStart, this.written);
+      this.written = this.recordStart;
+      this.fill();
+      const block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, partial.length + this.left));
+      block.set(partial);
+      this.out = block;
+      this.written = partial.length;
+      this.recordStart = 0;
+    } else {
+      this.fill();
+      this.out = Buffer.allocUnsafe(0);
+    }
+    const blocks = this.blocks;
+    this.blocks = [];
+    return blocks;
+  }
+
+  /** Room for a record of `bytes` in the block being filled, else a new block. */
   private room(bytes: number): void {
     if (this.written + bytes <= this.out.length) return;
-    // Doubling: a page of ~4 MiB is copied ~twice over on its way in, not once per record.
-    const grown = Buffer.allocUnsafe(Math.max(2 * this.out.length, this.written + bytes, 64 * 1024));
-    grown.set(this.out.subarray(0, this.written));
-    this.out = grown;
+    this.fill();
+    this.out = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, bytes));
+  }
+
+  /** Ends the block being filled (its bytes so far). */
+  private fill(): void {
+    if (this.written > 0) this.blocks.push(this.out.subarray(0, this.written));
+    this.written = 0;
   }
 
   /** Throws unless the trailer came: a COPY cut short must not pass for a whole one. */

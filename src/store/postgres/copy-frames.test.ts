@@ -1,10 +1,11 @@
 /**
  * copy-frames.ts against a COPY TO's messages as a server sends them, cut at every place a
- * socket could cut them: the CopyData bodies given on, everything from the COPY's end handed
- * back to pg byte for byte. copy-binary.test.ts runs the whole query against a real server.
+ * socket could cut them: the records read (whole rows in one loop, the rest by copy-binary.ts),
+ * everything from the COPY's end handed back to pg byte for byte. copy-binary.test.ts runs the whole query against a real server.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { CopyBinaryParser } from './copy-binary.js';
 import { CopyFrames } from './copy-frames.js';
 
 /** A protocol message: its type byte, an int32 length that counts itself, the body. */
@@ -16,41 +17,50 @@ function message(type: string, body: string | Buffer = ''): Buffer {
   return Buffer.concat([header, bytes]);
 }
 
-/** Reads the chunks until the COPY ends: the CopyData bodies seen, and what pg is handed (null while the COPY goes on). */
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+
+/** A binary COPY's CopyData messages as a server sends them: the header, a message per row (null: NULL), the trailer. */
+function copyData(values: readonly (string | null)[]): Buffer[] {
+  const messages = [message('d', Buffer.concat([SIGNATURE, Buffer.alloc(8)]))];
+  for (const value of values) {
+    const bytes = value === null ? null : Buffer.from(value, 'utf8');
+    const row = Buffer.alloc(6);
+    row.writeInt16BE(1, 0);
+    row.writeInt32BE(bytes === null ? -1 : bytes.length, 2);
+    messages.push(message('d', bytes ? Buffer.concat([row, bytes]) : row));
+  }
+  messages.push(message('d', Buffer.from([0xff, 0xff])));
+  return messages;
+}
+
+/** Reads the chunks until the COPY ends: the records read, and what pg is handed (null while the COPY goes on). */
 function read(chunks: readonly Buffer[]): { data: string; handedBack: Buffer | null; after: Buffer[] } {
-  const data: Buffer[] = [];
-  const frames = new CopyFrames((chunk, start, end) => data.push(Buffer.from(chunk.subarray(start, end))));
+  const parser = new CopyBinaryParser();
+  const frames = new CopyFrames(parser);
   let handedBack: Buffer | null = null;
   const after: Buffer[] = [];
   for (const chunk of chunks) {
     if (handedBack !== null) after.push(chunk);
     else handedBack = frames.read(chunk);
   }
-  return { data: Buffer.concat(data).toString('utf8'), handedBack, after };
+  return { data: Buffer.concat(parser.take()).toString('utf8'), handedBack, after };
 }
 
-const ROWS = ['{"a":1}', '', 'Смартфон 😀', 'x'.repeat(300)];
+const ROWS = ['{"a":1}', '', null, 'Смартфон 😀', 'x'.repeat(300), 'y'];
+const RECORDS = ROWS.filter((row) => row !== null).join('');
 const COPY_START = [message('C', 'SET\0'), message('H', Buffer.from([1, 0, 1, 0, 1]))];
-const END = Buffer.concat([message('c'), message('C', 'COPY 4\0'), message('Z', 'I')]);
+const END = Buffer.concat([message('c'), message('C', 'COPY 5\0'), message('Z', 'I')]);
 
 describe('COPY TO messages read off the socket', () => {
   // A notice and a parameter status between rows, as a server may send them.
-  const stream = Buffer.concat([
-    ...COPY_START,
-    message('d', ROWS[0]),
-    message('N', 'SNOTICE\0Mhello\0\0'),
-    message('d', ROWS[1]),
-    message('S', 'TimeZone\0UTC\0'),
-    message('d', ROWS[2]),
-    message('d', ROWS[3]),
-    END,
-  ]);
+  const [header, ...rows] = copyData(ROWS);
+  const stream = Buffer.concat([...COPY_START, header, rows[0], message('N', 'SNOTICE\0Mhello\0\0'), rows[1], message('S', 'TimeZone\0UTC\0'), ...rows.slice(2), END]);
 
-  it('gives the CopyData bodies, and hands pg everything from CopyDone on, however the stream is cut', () => {
+  it('gives the records, and hands pg everything from CopyDone on, however the stream is cut', () => {
     for (let i = 0; i <= stream.length; i++) {
       for (const j of [i, Math.min(stream.length, i + 1), Math.min(stream.length, i + 4), stream.length]) {
         const { data, handedBack, after } = read([stream.subarray(0, i), stream.subarray(i, j), stream.subarray(j)]);
-        assert.equal(data, ROWS.join(''), `cut at ${i} and ${j}`);
+        assert.equal(data, RECORDS, `cut at ${i} and ${j}`);
         assert.ok(handedBack !== null, `cut at ${i} and ${j}: the end was seen`);
         assert.deepEqual(Buffer.concat([handedBack, ...after]), END, `cut at ${i} and ${j}`);
       }
@@ -59,7 +69,7 @@ describe('COPY TO messages read off the socket', () => {
 
   it('hands pg an error from its first byte on, mid-COPY or before it', () => {
     const error = message('E', 'SERROR\0Mdivision by zero\0\0');
-    for (const before of [[...COPY_START, message('d', 'a')], [message('C', 'SET\0')]]) {
+    for (const before of [[...COPY_START, ...copyData(['a']).slice(0, 2)], [message('C', 'SET\0')]]) {
       const whole = Buffer.concat([...before, error, message('Z', 'I')]);
       for (let i = 0; i <= whole.length; i++) {
         const { handedBack, after } = read([whole.subarray(0, i), whole.subarray(i)]);

@@ -17,6 +17,18 @@ const COMMAND_COMPLETE = 0x43; // C
 // skipped, as pg-copy-streams skips them (a notice during a page's COPY is not logged).
 const ASYNCHRONOUS = new Set([0x4e /* N */, 0x53 /* S */, 0x41 /* A */]);
 const HEADER_BYTES = 5;
+/** A row's CopyData message before its record: the message header, the int16 field count, the int32 length. */
+const ROW_FRAMING = HEADER_BYTES + 2 + 4;
+
+/** Where the CopyData messages' bodies go (copy-binary.ts). */
+export interface CopyDataSink {
+  /** A piece of a CopyData message's body. */
+  push(chunk: Uint8Array, start: number, end: number): void;
+  /** Whether the sink is between two rows, so whole rows' records may be given to `record`. */
+  readonly betweenRows: boolean;
+  /** One row's record: its bytes from `start` to `end`. */
+  record(chunk: Uint8Array, start: number, end: number): void;
+}
 
 export class CopyFrames {
   private readonly header = Buffer.alloc(HEADER_BYTES);
@@ -30,8 +42,8 @@ export class CopyFrames {
   /** The ending message's header when it began in an earlier chunk than its end: pg reads it first. */
   private pending: Buffer | null = null;
 
-  /** `data(chunk, start, end)` gets every CopyData message's body, in order, possibly in pieces. */
-  constructor(private readonly data: (chunk: Buffer, start: number, end: number) => void) {}
+  /** `sink` gets every CopyData message's body, in order: in pieces, or as a whole row's record. */
+  constructor(private readonly sink: CopyDataSink) {}
 
   /**
    * Reads a chunk. Returns null while the COPY goes on, else the bytes pg must read next: the
@@ -49,9 +61,13 @@ export class CopyFrames {
     const end = chunk.length;
     let offset = 0;
     while (offset < end) {
+      if (this.bodyLeft === 0 && this.headerHave === 0 && this.copying && this.sink.betweenRows) {
+        offset = this.wholeRows(chunk, offset, end);
+        if (offset === end) break;
+      }
       if (this.bodyLeft > 0) {
         const used = Math.min(this.bodyLeft, end - offset);
-        if (this.inCopyData) this.data(chunk, offset, offset + used);
+        if (this.inCopyData) this.sink.push(chunk, offset, offset + used);
         offset += used;
         this.bodyLeft -= used;
         continue;
@@ -85,6 +101,25 @@ export class CopyFrames {
       this.enter(code, length);
     }
     return -1;
+  }
+
+  /**
+   * The common case in one loop: each CopyData message whole in the chunk and holding one row of
+   * one non-NULL field, its record handed on with no state kept between rows. Stops (the offset
+   * of the first message it did not read) at anything else: the binary header, a NULL, the
+   * trailer, another message, a message the chunk cuts.
+   */
+  private wholeRows(chunk: Buffer, offset: number, end: number): number {
+    while (end - offset >= ROW_FRAMING && chunk[offset] === COPY_DATA) {
+      const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
+      const fields = (chunk[offset + 5] << 8) | chunk[offset + 6];
+      const size = (chunk[offset + 7] << 24) | (chunk[offset + 8] << 16) | (chunk[offset + 9] << 8) | chunk[offset + 10];
+      if (fields !== 1 || body < 6 || size !== body - 6 || offset + HEADER_BYTES + body > end) break;
+      const start = offset + ROW_FRAMING;
+      this.sink.record(chunk, start, start + size);
+      offset = start + size;
+    }
+    return offset;
   }
 
   /** Whether a message of this type belongs to the COPY (else it ends it, and pg reads it). */

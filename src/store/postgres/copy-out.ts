@@ -20,7 +20,8 @@ type DataListener = (chunk: Buffer) => void;
  * discarded by its user); `callback` is what pg wraps to clear that timer.
  */
 export class CopyRecordsQuery implements pg.Submittable {
-  readonly records: Promise<Buffer | null>;
+  /** The records, in blocks of whole records (none for no rows). */
+  readonly records: Promise<Buffer[]>;
   callback?: (error: Error | null) => void;
   private readonly parser = new CopyBinaryParser();
   private failure: Error | null = null;
@@ -47,7 +48,15 @@ export class CopyRecordsQuery implements pg.Submittable {
 
   /** Reads the socket's messages until the COPY's end, then gives them back to pg's parser. */
   private readFrames(stream: EventEmitter, pgListener: DataListener): void {
-    const frames = new CopyFrames((chunk, start, end) => this.copyData(chunk, start, end));
+    const query = this; // the sink's getter reads this query's state
+    const frames = new CopyFrames({
+      push: (chunk, start, end) => this.copyData(chunk, start, end),
+      // After a failure the rows are read to the end of the COPY and dropped (push ignores them).
+      get betweenRows() {
+        return query.failure === null && query.parser.betweenRows;
+      },
+      record: (chunk, start, end) => this.parser.record(chunk, start, end),
+    });
     const listener: DataListener = (chunk) => {
       const rest = frames.read(chunk);
       if (rest === null) return;

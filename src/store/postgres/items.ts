@@ -180,8 +180,7 @@ export class PostgresItems implements DialectItems {
    */
   private async copyRecords(sql: string): Promise<Buffer[]> {
     const indexOrder = `SET LOCAL enable_bitmapscan = off; ${sql}`;
-    const records = await this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(indexOrder))).records);
-    return records ? [records] : [];
+    return this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(indexOrder))).records);
   }
 }
 

@@ -27,7 +27,7 @@ export interface CopyDataSink {
   /** Whether the sink is between two rows, so whole rows' records may be given to `record`. */
   readonly betweenRows: boolean;
   /** One row's record: its bytes from `start` to `end`. */
-  record(chunk: Uint8Array, start: number, end: number): void;
+  record(chunk: Buffer, start: number, end: number): void;
 }
 
 export class CopyFrames {

@@ -27,7 +27,7 @@ export interface CopyDataSink {
   /** Whether the sink is between two rows, so whole rows' records may be given to `record`. */
   readonly betweenRows: boolean;
   /** One row's record: its bytes from `start` to `end`. */
-  record(chunk: Buffer, start: number, end: number): void;
+  record(chunk: Uint8Array, start: number, end: number): void;
 }
 
 export class CopyFrames {
@@ -110,13 +110,15 @@ export class CopyFrames {
    * trailer, another message, a message the chunk cuts.
    */
   private wholeRows(chunk: Buffer, offset: number, end: number): number {
+    // A plain view of the chunk, made once: its records' subarrays are then V8's own (record's comment says why).
+    const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     while (end - offset >= ROW_FRAMING && chunk[offset] === COPY_DATA) {
       const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
       const fields = (chunk[offset + 5] << 8) | chunk[offset + 6];
       const size = (chunk[offset + 7] << 24) | (chunk[offset + 8] << 16) | (chunk[offset + 9] << 8) | chunk[offset + 10];
       if (fields !== 1 || body < 6 || size !== body - 6 || offset + HEADER_BYTES + body > end) break;
       const start = offset + ROW_FRAMING;
-      this.sink.record(chunk, start, start + size);
+      this.sink.record(bytes, start, start + size);
       offset = start + size;
     }
     return offset;

@@ -1,10 +1,16 @@
 /*
  * The protocol messages of a COPY TO, read straight off the connection's socket: the CopyData
- * messages' bytes go to `data` with no object or Buffer made per message; the first message
- * that ends the COPY (CopyDone, an ErrorResponse, anything unexpected) and all after it are
- * handed back to pg's own parser, which then finishes the query as usual (CommandComplete,
- * ReadyForQuery). pg parsing each row's message itself cost ~1 µs a row of the instance's CPU
- * (bench/RESULTS.md, "2026-11-27, night"); pg-copy-streams takes the socket the same way.
+ * messages' bodies go to a sink with no object or Buffer made per message, whole rows in one
+ * loop; the first message that ends the COPY (CopyDone, an ErrorResponse, anything unexpected)
+ * and all after it are handed back to pg's own parser, which then finishes the query as usual
+ * (CommandComplete, ReadyForQuery).
+ *
+ * Why by hand: pg parses each row's message into an object and passes it through two events,
+ * and pg-copy-streams' `to`, which takes the socket the same way, gathers each message into a
+ * list of Buffers to offer a stream (~1/4 of the instance's CPU in a 100k-item render, when it
+ * was tried). With pg's parsing the instance used 120–170 ms of CPU for a first 100k-item JSON
+ * render, with this 80–90 ms, and the render went from 0.84× to 1.05× `psql \copy` (XML 0.79× →
+ * 0.92×; bench/figures/first-json-xml.ts, bench/RESULTS.md "2026-11-27, night").
  *
  * Message layout (PostgreSQL docs, "Message Formats"): a byte of type, then an int32 length
  * that counts itself but not the type byte, then the body.

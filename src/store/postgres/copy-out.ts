@@ -6,15 +6,12 @@ import { CopyFrames } from './copy-frames.js';
 type DataListener = (chunk: Buffer) => void;
 
 /**
- * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole:
- * `records` resolves to the rows' bytes, framing stripped. While the COPY's rows come, their
- * messages are read off the socket by copy-frames.ts, not by pg (which made an object and
- * passed two events per row's message); pg gets the socket back for the messages that end the
- * query. Where the connection is not laid out as pg 8 lays it out (one 'data' listener), pg
- * parses every message and hands each CopyData message to handleCopyData. pg-copy-streams' `to`
- * takes the socket too, but gathers each message in a list of Buffers to offer a stream (its
- * parse was ~1/4 of the process's CPU in a 100k-item render); a page is read whole anyway
- * (record-pages.ts).
+ * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole (a
+ * page is, record-pages.ts): `records` resolves to the rows' bytes, framing stripped. While the
+ * COPY's rows come, their messages are read off the socket by copy-frames.ts (which says why),
+ * not by pg; pg gets the socket back for the messages that end the query. Where the connection
+ * is not laid out as pg 8 lays it out (one 'data' listener), pg parses every message and hands
+ * each CopyData message to handleCopyData.
  *
  * pg's per-query `query_timeout` applies (it calls handleError, then the connection is
  * discarded by its user); `callback` is what pg wraps to clear that timer.

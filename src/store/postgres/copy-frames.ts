@@ -81,13 +81,13 @@ export class CopyFrames {
       let code: number;
       let length: number;
       const start = offset;
-      // A header split across chunks (here only when it began in an earlier one) is gathered first.
       if (this.headerHave === 0 && end - offset >= HEADER_BYTES) {
-        // The common case, read in place.
+        // The common case: the header whole in this chunk, read in place.
         code = chunk[offset];
         length = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
         offset += HEADER_BYTES;
       } else {
+        // A header the chunk cuts is gathered; completed, it began in an earlier chunk (hence `pending`).
         const used = Math.min(HEADER_BYTES - this.headerHave, end - offset);
         chunk.copy(this.header, this.headerHave, offset, offset + used);
         this.headerHave += used;

@@ -11,18 +11,22 @@ import { pgXmlEscaper } from './xml-sql.js';
 
 /*
  * A YmlRecordSpec compiled to one PostgreSQL expression per offer (the SQLite twin is
- * sqlite/yml-sql.ts). The keys of `extra` an offer reads (vendor, picture, category,
- * attributes…) come from one json_to_record of it per row, joined to the row (`e`). The
- * profile's texts (param names, constants) and the category ids are literals (delimited-sql.ts).
+ * sqlite/yml-sql.ts). The keys of `extra` an offer reads (vendor, picture, category…) come
+ * from one jsonb of it per row, joined to the row (`e.j`). The profile's texts (param names,
+ * constants) and the category ids are literals (delimited-sql.ts).
  */
 
 /**
- * The row's `extra` as a record `e` (`json`, not `jsonb`: jsonb would reorder the attributes),
- * joined laterally: a subquery in the expression took 12 % longer (100k bench offers, 314 ms
- * against 276; bench/RESULTS.md). A row without `extra` skips the call; its `e` is all NULL.
+ * The row's `extra` parsed once as `jsonb` (`e.j`), joined laterally (OFFSET 0 keeps the planner
+ * from folding the subquery into each key's read, which would parse it again per key). Its keys
+ * are then looked up, not parsed: over 100k bench rows, reading six keys so took 65–90 ms against
+ * json_to_record's 140–310 (bench/RESULTS.md, "2026-11-27, night"). jsonb orders an object's keys
+ * its own way, so the attributes, printed in their stored order, are walked from the `json` text.
+ * A row without `extra` skips the parse; its `e.j` is NULL.
  */
-const EXTRA_JOIN = `LEFT JOIN LATERAL json_to_record(extra::json)
-  AS e(purchase_price bigint, picture text, vendor text, vendor_code text, barcode text, description text, category text, attributes json) ON extra IS NOT NULL`;
+const EXTRA_JOIN = `LEFT JOIN LATERAL (SELECT extra::jsonb AS j OFFSET 0) AS e ON extra IS NOT NULL`;
+/** An `extra` key's value as text; purchase_price (minor units) as a bigint. */
+const extraKey = (field: string): string => (field === 'purchase_price' ? `((e.j ->> 'purchase_price')::bigint)` : `(e.j ->> ${literal(field)})`);
 
 export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
   const text = pgXmlEscaper();
@@ -32,7 +36,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
     if (isStoredField(field)) return field;
     if (!isExtraField(field)) throw new Error(`${field} is neither a column nor in extra (check canBuildRecords first)`);
     readsExtra = true;
-    return `e.${field}`;
+    return extraKey(field);
   };
   // `open || value || close` is NULL, which concat() skips, when the value is NULL.
   const optional = (open: string, value: string, close: string): string => `(${literal(open)} || ${value} || ${literal(close)})`;
@@ -69,16 +73,16 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
         readsExtra = true;
         const all = (key: string, value: string) =>
           `(SELECT string_agg(concat(${literal('<param name="')}, ${key}, ${literal('">')}, ${value}, ${literal('</param>\n')}), '' ORDER BY a.n)
-              FROM json_each_text(e.attributes) WITH ORDINALITY AS a(key, value, n))`;
+              FROM json_each_text(extra::json -> 'attributes') WITH ORDINALITY AS a(key, value, n))`;
         // json_each_text walks a `json` object in its text's order, which is the order JSON.parse
         // gives (the text was JSON.stringify's: integer-like keys already first).
         // An item without attributes skips the subquery (100k bench items: 180 ms of 670 without the test).
-        return `CASE WHEN e.attributes IS NULL THEN NULL WHEN (quote_free & ${ATTRIBUTES_PLAIN_BIT}) <> 0 THEN ${all('a.key', 'a.value')} ELSE ${all(attribute('a.key'), text('a.value'))} END`;
+        return `CASE WHEN (e.j ? 'attributes') IS NOT TRUE THEN NULL WHEN (quote_free & ${ATTRIBUTES_PLAIN_BIT}) <> 0 THEN ${all('a.key', 'a.value')} ELSE ${all(attribute('a.key'), text('a.value'))} END`;
       }
       case 'param': {
         if ('attribute' in p) {
           readsExtra = true;
-          const v = `(e.attributes ->> ${literal(p.attribute)})`;
+          const v = `(e.j -> 'attributes' ->> ${literal(p.attribute)})`;
           return paramElement(p.name, `nullif(${text(v)}, '')`);
         }
         const c = read(p.field);

@@ -19,8 +19,9 @@ import { pgXmlEscaper } from './xml-sql.js';
 /**
  * The row's `extra` parsed once as `jsonb` (`e.j`), joined laterally (OFFSET 0 keeps the planner
  * from folding the subquery into each key's read, which would parse it again per key). Its keys
- * are then looked up, not parsed: over 100k bench rows, reading six keys so took 65–90 ms against
- * json_to_record's 140–310 (bench/RESULTS.md, "2026-11-27, night"). jsonb orders an object's keys
+ * are then looked up, not parsed: over 100k bench rows, reading six keys so took 89 ms (65–97)
+ * against json_to_record's 167 (135–228), and the first YML went from 0.46–0.50× `psql \copy` to
+ * 0.52–0.59× (bench/RESULTS.md, "2026-11-27, night"). jsonb orders an object's keys
  * its own way, so the attributes, printed in their stored order, are walked from the `json` text.
  * A row without `extra` skips the parse; its `e.j` is NULL.
  */

@@ -144,6 +144,23 @@ for (const run of RECORDS_RUNS) {
       }
     });
 
+    it('attributes that need no escaping, in an extra without a backslash, give the JavaScript bytes', async () => {
+      // JSON's own punctuation inside the texts, integer-like keys (listed first), Cyrillic, an empty object.
+      const attributes: Record<string, string>[] = [
+        { b: 'a{', '2': '}x', a: ':', '10': 'a,b', 'цвет': 'чёрный' },
+        { 'k:': ',', ',k': '{}', '}': '[1]', 'x y': ' ' },
+        { only: '' },
+        {},
+      ];
+      const items = attributes.map((attrs, i) => plainItem({ offer_id: `A-${i}`, vendor: i % 2 ? 'V' : null, category: 'A', attributes: attrs }));
+      const columns = profileColumns([{ field: 'offer_id', title: 'id' }, { field: 'attributes.a', title: 'a' }, { field: 'attributes.,k', title: 'k' }]);
+      for (const meta of [buildMeta(items), buildMeta(items, { columns })]) {
+        const { viaStore, viaJavaScript, used } = await bothWays(items, meta);
+        assert.equal(used, true);
+        assert.equal(viaStore.toString('utf8'), viaJavaScript.toString('utf8'));
+      }
+    });
+
     it('a profile of 130 columns (past the function argument limits) gives the same bytes', async () => {
       const columns: ProfileColumn[] = Array.from({ length: 130 }, (_, i) =>
         i % 3 === 0 ? { value: `c${i}`, title: `c ${i}` } : i % 3 === 1 ? { field: 'purchase_price', title: `p ${i}` } : { field: `attributes.k${i % 4}`, title: `a ${i}` },

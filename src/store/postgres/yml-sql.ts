@@ -34,8 +34,9 @@ const extraKey = (field: string): string => (field === 'purchase_price' ? `((e.j
  * whose `extra` holds no `\`: then every `"` in it is a JSON string's quote (an inner `"` would be
  * `\"`), so `":"` and `","` occur only between a key and its value and between two members, and
  * each text is as JSON.stringify found it. extraJson writes `attributes` last, so its object runs
- * from `"attributes":{` to the text's end but one `}`. A subquery over json_each_text cost the
- * server ~5.7 µs an item with attributes (bench/RESULTS.md, "2026-11-27, night").
+ * from `"attributes":{` to the text's end but one `}`. The json_each_text subquery cost the server
+ * ~5.7 µs an item with attributes; with this the whole offer's COPY of 100k items went from
+ * 300–358 to 257–321 ms (bench/RESULTS.md, "2026-11-27, night").
  */
 function plainAttributesFromText(): string {
   // `{"k1":"v1","k2":"v2"}}`: the attributes' object and the closing brace of `extra`.

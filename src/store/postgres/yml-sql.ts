@@ -2,12 +2,13 @@ import type { ItemField } from '../../model/price-item.js';
 import type { YmlRecordPart, YmlRecordSpec } from '../../model/yml-record.js';
 import { ATTRIBUTES_PLAIN_BIT, OFFER_ID_PLAIN_BIT, textPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
-import { isExtraField, isStoredField } from '../stored-fields.js';
+import { isExtraField, isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import { XML_ATTRIBUTE_REFERENCES } from '../xml-text.js';
 import type { PgRecord } from './delimited-sql.js';
 import { literal } from './sql-literal.js';
 import { pgMoneyText } from './money-sql.js';
 import { pgXmlEscaper } from './xml-sql.js';
+import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 
 /*
  * A YmlRecordSpec compiled to one PostgreSQL expression per offer (the SQLite twin is
@@ -45,6 +46,23 @@ function plainAttributesFromText(): string {
   const params = `replace(replace(${members}, ${literal('":"')}, ${literal('">')}), ${literal('","')}, ${literal('</param>\n<param name="')})`;
   return `CASE WHEN ${object} = '{}}' THEN NULL ELSE ${literal('<param name="')} || ${params} || ${literal('</param>\n')} END`;
 }
+
+/**
+ * Every attribute as a param, by a subquery over the attributes (`key` and `value` escaped as
+ * given); NULL for an item without attributes. json_each_text walks a `json` object in its
+ * text's order, which is the order JSON.parse gives (the text was JSON.stringify's: integer-like
+ * keys already first).
+ */
+const attributeParams = (key: string, value: string): string =>
+  `(SELECT string_agg(concat(${literal('<param name="')}, ${key}, ${literal('">')}, ${value}, ${literal('</param>\n')}), '' ORDER BY a.n)
+      FROM json_each_text(extra::json -> 'attributes') WITH ORDINALITY AS a(key, value, n))`;
+
+/**
+ * The params of an item whose attributes need no escaping (its quote_free bit); NULL for one
+ * without attributes, which skips the subquery (100k bench items: 180 ms of 670 without the test).
+ */
+const plainAttributeParams = (): string =>
+  `CASE WHEN (e.j ? 'attributes') IS NOT TRUE THEN NULL WHEN strpos(extra, ${literal('\\')}) = 0 THEN ${plainAttributesFromText()} ELSE ${attributeParams('a.key', 'a.value')} END`;
 
 export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
   const text = pgXmlEscaper();
@@ -89,15 +107,8 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
         return element(p.element, `coalesce((${literal(JSON.stringify(p.ids))})::jsonb ->> coalesce(${read(p.field)}, ''), ${literal(String(p.otherwise))})`);
       case 'attributes': {
         readsExtra = true;
-        const all = (key: string, value: string) =>
-          `(SELECT string_agg(concat(${literal('<param name="')}, ${key}, ${literal('">')}, ${value}, ${literal('</param>\n')}), '' ORDER BY a.n)
-              FROM json_each_text(extra::json -> 'attributes') WITH ORDINALITY AS a(key, value, n))`;
-        // json_each_text walks a `json` object in its text's order, which is the order JSON.parse
-        // gives (the text was JSON.stringify's: integer-like keys already first).
-        // An item without attributes skips the subquery (100k bench items: 180 ms of 670 without the test).
         const plain = `(quote_free & ${ATTRIBUTES_PLAIN_BIT}) <> 0`;
-        return `CASE WHEN (e.j ? 'attributes') IS NOT TRUE THEN NULL WHEN ${plain} AND strpos(extra, ${literal('\\')}) = 0 THEN ${plainAttributesFromText()}`
-          + ` WHEN ${plain} THEN ${all('a.key', 'a.value')} ELSE ${all(attribute('a.key'), text('a.value'))} END`;
+        return `CASE WHEN ${plain} THEN ${plainAttributeParams()} ELSE ${attributeParams(attribute('a.key'), text('a.value'))} END`;
       }
       case 'param': {
         if ('attribute' in p) {
@@ -111,6 +122,86 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
       }
     }
   };
-  const expression = sqlConcat(spec.parts.map(part));
+  const expression = plainRowOrAny(plainRowOffer(spec), sqlConcat(spec.parts.map(part)));
   return { expression, join: readsExtra ? EXTRA_JOIN : null };
+}
+
+/** A field's value: its column, or its key of `extra` (the join the offer's other form asks for). */
+const fieldSql = (field: ItemField): string => (isStoredField(field) ? field : extraKey(field));
+
+/**
+ * The common offer: every text it prints needs no escaping (their quote_free bits, set for a
+ * null text too), as one `||` chain (pipe-chain.ts) with no test per text and a required field's
+ * tags joined to the fixed text around them; every value that may be NULL wrapped, since NULL
+ * would make the whole chain NULL. The test and the chain; null when a text the offer prints has
+ * no bit (then every row takes the other form).
+ */
+function plainRowOffer(spec: YmlRecordSpec): PlainRow | null {
+  let bits = 0;
+  const need = (bit: number | undefined): boolean => {
+    if (bit === undefined) return false;
+    bits |= bit;
+    return true;
+  };
+  const chain = new PipeChain();
+  // `<element>value</element>\n`, or nothing when the value is NULL.
+  const optional = (open: string, value: string, close: string) => chain.value(`coalesce(${literal(open)} || ${value} || ${literal(close)}, '')`);
+  const required = (field: ItemField) => REQUIRED_FIELDS.has(field as StoredField);
+  const tagged = (element: string, value: string) => {
+    chain.text(`<${element}>`);
+    chain.value(value);
+    chain.text(`</${element}>\n`);
+  };
+  for (const p of spec.parts) {
+    switch (p.kind) {
+      case 'literal':
+        chain.text(p.text);
+        break;
+      case 'attribute':
+        if (p.field !== 'offer_id' || !need(OFFER_ID_PLAIN_BIT)) return null;
+        chain.value(fieldSql(p.field));
+        break;
+      case 'boolean':
+        chain.value(`CASE WHEN ${fieldSql(p.field)} THEN 'true' ELSE 'false' END`);
+        break;
+      case 'text': {
+        if (!need(textPlainBit(p.field))) return null;
+        const c = fieldSql(p.field);
+        const spelled = Object.entries(p.spelled ?? {});
+        const value = spelled.length === 0 ? c : `CASE ${c} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${c} END`;
+        if (required(p.field)) tagged(p.element, value);
+        else optional(`<${p.element}>`, value, `</${p.element}>\n`);
+        break;
+      }
+      case 'money': {
+        const c = fieldSql(p.field);
+        const shown = `${literal(`<${p.element}>`)} || ${pgMoneyText(c)} || ${literal(`</${p.element}>\n`)}`;
+        if (p.above !== undefined) chain.value(`CASE WHEN ${c} > ${fieldSql(p.above)} THEN ${shown} ELSE '' END`);
+        else if (required(p.field)) tagged(p.element, pgMoneyText(c));
+        else chain.value(`coalesce(${shown}, '')`);
+        break;
+      }
+      case 'integer':
+        optional(`<${p.element}>`, `(${fieldSql(p.field)})::text`, `</${p.element}>\n`);
+        break;
+      case 'category':
+        tagged(p.element, `coalesce((${literal(JSON.stringify(p.ids))})::jsonb ->> coalesce(${fieldSql(p.field)}, ''), ${literal(String(p.otherwise))})`);
+        break;
+      case 'attributes':
+        need(ATTRIBUTES_PLAIN_BIT);
+        chain.value(`coalesce(${plainAttributeParams()}, '')`);
+        break;
+      case 'param': {
+        const value = 'attribute' in p ? `(e.j -> 'attributes' ->> ${literal(p.attribute)})` : fieldSql(p.field);
+        if (!need('attribute' in p ? ATTRIBUTES_PLAIN_BIT : p.value === 'money' ? 0 : textPlainBit(p.field))) return null;
+        // A param whose text is empty is left out, as the layout does.
+        const shown = 'attribute' in p || p.value === 'text' ? `nullif(${value}, '')` : pgMoneyText(value);
+        optional(`<param name="${p.name}">`, shown, '</param>\n');
+        break;
+      }
+    }
+  }
+  const expression = chain.expression();
+  if (expression === null) return null;
+  return { test: bits === 0 ? 'true' : `(quote_free & ${bits}) = ${bits}`, expression };
 }

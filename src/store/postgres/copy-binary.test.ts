@@ -83,7 +83,14 @@ describe('binary COPY framing', () => {
     assert.equal(Buffer.concat(records).toString(), 'keep me');
   });
 
-  it('hands out blocks of whole records, a record longer than a block in one of its own', () => {
+  it('hands out blocks of whole records, a record longer than a block in one of its own, a small page in a small block', () => {
+    const small = new CopyBinaryParser();
+    small.push(binaryCopy(['a', 'b']));
+    small.end();
+    const [block] = small.take();
+    assert.equal(block.toString(), 'ab');
+    assert.ok(block.buffer.byteLength <= 64 * 1024, `a two-record page holds ${block.buffer.byteLength} bytes`);
+
     const values = ['a', 'b', 'c', 'd', 'e'].map((letter) => letter.repeat(300_000)).concat('z'.repeat(2_500_000), 'y');
     const data = binaryCopy(values);
     const parser = new CopyBinaryParser();

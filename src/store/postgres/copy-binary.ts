@@ -27,12 +27,14 @@ const enum At {
 }
 
 /**
- * Records are gathered in blocks of this size (a record longer than a block gets one of its own):
- * no block is copied again as the records grow. Doubling one buffer instead copied a 4 MiB page
- * ~twice over, 10–20 % of the instance's CPU a 100k-item render (bench/RESULTS.md,
- * "2026-11-27, night").
+ * Records are gathered in blocks, each twice the last from FIRST_BLOCK_BYTES up to
+ * MAX_BLOCK_BYTES (a record longer than its block gets one of its own), so a small page holds
+ * little spare room and no block is copied again as the records grow. One doubling buffer
+ * copied a ~3 MiB page about twice over: 9–19 ms of the 133–156 ms a 100k-item render kept the
+ * instance busy (profiles, bench/RESULTS.md "2026-11-27, night").
  */
-const BLOCK_BYTES = 1 << 20;
+const FIRST_BLOCK_BYTES = 64 * 1024;
+const MAX_BLOCK_BYTES = 1024 * 1024;
 
 /** A push parser: the chunks of a binary COPY in, in order; its records' bytes gathered, taken out when wanted. */
 export class CopyBinaryParser {
@@ -48,10 +50,11 @@ export class CopyBinaryParser {
    * split across blocks (a store's chunks hold whole records).
    */
   private blocks: Buffer[] = [];
-  private out = Buffer.allocUnsafe(0);
+  private out: Buffer = Buffer.allocUnsafe(0);
   private written = 0;
   /** Where in `out` the record being read (At.Value) began. */
   private recordStart = 0;
+  private nextBlockBytes = FIRST_BLOCK_BYTES;
 
   /** Reads `chunk` from `start` to `end` (any piece of the COPY: a record may be split across chunks). */
   push(chunk: Uint8Array, start = 0, end = chunk.length): void {
@@ -152,7 +155,7 @@ export class CopyBinaryParser {
       const partial = this.out.subarray(this.recordStart, this.written);
       this.written = this.recordStart;
       this.fill();
-      const block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, partial.length + this.left));
+      const block = this.newBlock(partial.length + this.left);
       block.set(partial);
       this.out = block;
       this.written = partial.length;
@@ -170,7 +173,14 @@ export class CopyBinaryParser {
   private room(bytes: number): void {
     if (this.written + bytes <= this.out.length) return;
     this.fill();
-    this.out = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, bytes));
+    this.out = this.newBlock(bytes);
+  }
+
+  /** The next block, with room for at least `bytes`. */
+  private newBlock(bytes: number): Buffer {
+    const size = Math.max(this.nextBlockBytes, bytes);
+    this.nextBlockBytes = Math.min(2 * this.nextBlockBytes, MAX_BLOCK_BYTES);
+    return Buffer.allocUnsafe(size);
   }
 
   /** Ends the block being filled (its bytes so far). */

@@ -8,9 +8,9 @@
  * Why by hand: pg parses each row's message into an object and passes it through two events,
  * and pg-copy-streams' `to`, which takes the socket the same way, gathers each message into a
  * list of Buffers to offer a stream (~1/4 of the instance's CPU in a 100k-item render, when it
- * was tried). With pg's parsing the instance used 120–170 ms of CPU for a first 100k-item JSON
- * render, with this 80–90 ms, and the render went from 0.84× to 1.05× `psql \copy` (XML 0.79× →
- * 0.92×; bench/figures/first-json-xml.ts, bench/RESULTS.md "2026-11-27, night").
+ * was tried). With pg's parsing the instance used 120–150 ms of CPU for a first 100k-item JSON
+ * render, with this 80–110 ms, and the render went from 0.84× to 1.05× `psql \copy` (XML 0.79×
+ * → 0.92×; bench/figures/first-json-xml.ts, bench/RESULTS.md "2026-11-27, night").
  *
  * Message layout (PostgreSQL docs, "Message Formats"): a byte of type, then an int32 length
  * that counts itself but not the type byte, then the body.

@@ -3,7 +3,7 @@ import { isCommonDelimiter, quoteFreeBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { isStoredField, REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import { pgMoneyText } from './money-sql.js';
-import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
+import { hasQuoteFreeBits, PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 import { literal } from './sql-literal.js';
 
 /*
@@ -66,7 +66,7 @@ function plainRowRecord(spec: DelimitedRecordSpec): PlainRow | null {
   chain.text(spec.recordEnd);
   const expression = chain.expression();
   if (expression === null) return null;
-  return { test: plainBits === 0 ? 'true' : `(quote_free & ${plainBits}) = ${plainBits}`, expression };
+  return { test: hasQuoteFreeBits(plainBits), expression };
 }
 
 /** Any row: each text tested on its own. */

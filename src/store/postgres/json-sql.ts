@@ -3,7 +3,7 @@ import { jsonPlainBit } from '../quote-free.js';
 import { sqlConcat } from '../sql-concat.js';
 import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 import { literal } from './sql-literal.js';
-import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
+import { hasQuoteFreeBits, PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 
 /*
  * A JsonRecordSpec compiled to one PostgreSQL expression per item (the SQLite twin is
@@ -93,7 +93,7 @@ function plainRowRecord(spec: JsonRecordSpec): PlainRow | null {
   }
   const expression = chain.expression();
   if (expression === null) return null;
-  if (plainBits !== 0n) tests.unshift(`(quote_free & ${plainBits}) = ${plainBits}`);
+  if (plainBits !== 0n) tests.unshift(hasQuoteFreeBits(plainBits));
   return { test: tests.length === 0 ? 'true' : tests.join(' AND '), expression };
 }
 

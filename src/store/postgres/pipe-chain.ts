@@ -27,6 +27,9 @@ export interface PlainRow {
   expression: string;
 }
 
+/** The test that a row's quote_free holds every one of `bits` (true for none). */
+export const hasQuoteFreeBits = (bits: number | bigint): string => (bits === 0 || bits === 0n ? 'true' : `(quote_free & ${bits}) = ${bits}`);
+
 /** A record's expression: the plain row's chain where its test holds, else the one for any row. */
 export const plainRowOrAny = (plain: PlainRow | null, any: string): string =>
   plain ? `CASE WHEN ${plain.test} THEN ${plain.expression} ELSE ${any} END` : any;

@@ -4,7 +4,7 @@ import { sqlConcat } from '../sql-concat.js';
 import { XML_ILLEGAL, XML_REFERENCES } from '../xml-text.js';
 import { literal } from './sql-literal.js';
 import { pgMoneyText } from './money-sql.js';
-import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
+import { hasQuoteFreeBits, PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 import { REQUIRED_FIELDS, type StoredField } from '../stored-fields.js';
 
 /*
@@ -77,7 +77,7 @@ function plainRowRecord(spec: XmlRecordSpec): PlainRow | null {
   }
   const expression = chain.expression();
   if (expression === null) return null;
-  return { test: plainBits === 0 ? 'true' : `(quote_free & ${plainBits}) = ${plainBits}`, expression };
+  return { test: hasQuoteFreeBits(plainBits), expression };
 }
 
 export function compilePgXmlRecord(spec: XmlRecordSpec): string {

@@ -8,7 +8,7 @@ import type { PgRecord } from './delimited-sql.js';
 import { literal } from './sql-literal.js';
 import { pgMoneyText } from './money-sql.js';
 import { pgXmlEscaper } from './xml-sql.js';
-import { PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
+import { hasQuoteFreeBits, PipeChain, plainRowOrAny, type PlainRow } from './pipe-chain.js';
 
 /*
  * A YmlRecordSpec compiled to one PostgreSQL expression per offer (the SQLite twin is
@@ -74,15 +74,30 @@ const attributeParams = (key: string, value: string): string =>
 const plainAttributeParams = (): string =>
   `CASE WHEN (e.j ? 'attributes') IS NOT TRUE THEN NULL WHEN strpos(extra, ${literal('\\')}) = 0 THEN ${plainAttributesFromText()} ELSE ${attributeParams('a.key', 'a.value')} END`;
 
+/** A field's value: its column, or its key of `extra` (the caller joins EXTRA_JOIN). */
+const fieldSql = (field: ItemField): string => (isStoredField(field) ? field : extraKey(field));
+/** One attribute's value (NULL when the item lacks it). */
+const attributeValue = (key: string): string => `(e.j -> 'attributes' ->> ${literal(key)})`;
+const booleanText = (value: string): string => `CASE WHEN ${value} THEN 'true' ELSE 'false' END`;
+/** A text part's value spelled otherwise where the spec says so (`RUB` → `RUR`), else `shown`. */
+function spelledOr(p: Extract<YmlRecordPart, { kind: 'text' }>, value: string, shown: string): string {
+  const spelled = Object.entries(p.spelled ?? {});
+  return spelled.length === 0 ? shown : `CASE ${value} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${shown} END`;
+}
+/** The item's category id: its path (null reads as '') as a key of the {path: id} object, else the default. */
+const categoryId = (p: Extract<YmlRecordPart, { kind: 'category' }>, path: string): string =>
+  `coalesce((${literal(JSON.stringify(p.ids))})::jsonb ->> coalesce(${path}, ''), ${literal(String(p.otherwise))})`;
+
 export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
   const text = pgXmlEscaper();
   const attribute = pgXmlEscaper(XML_ATTRIBUTE_REFERENCES);
   let readsExtra = false;
   const read = (field: ItemField): string => {
-    if (isStoredField(field)) return field;
-    if (!isExtraField(field)) throw new Error(`${field} is neither a column nor in extra (check canBuildRecords first)`);
-    readsExtra = true;
-    return extraKey(field);
+    if (!isStoredField(field)) {
+      if (!isExtraField(field)) throw new Error(`${field} is neither a column nor in extra (check canBuildRecords first)`);
+      readsExtra = true;
+    }
+    return fieldSql(field);
   };
   // `open || value || close` is NULL, which concat() skips, when the value is NULL.
   const optional = (open: string, value: string, close: string): string => `(${literal(open)} || ${value} || ${literal(close)})`;
@@ -97,13 +112,10 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
       case 'attribute':
         return attribute(read(p.field), p.field === 'offer_id' ? OFFER_ID_PLAIN_BIT : undefined);
       case 'boolean':
-        return `CASE WHEN ${read(p.field)} THEN 'true' ELSE 'false' END`;
+        return booleanText(read(p.field));
       case 'text': {
         const c = read(p.field);
-        const spelled = Object.entries(p.spelled ?? {});
-        const plain = textPlainBit(p.field);
-        const escaped = spelled.length === 0 ? text(c, plain) : `CASE ${c} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${text(c, plain)} END`;
-        return element(p.element, escaped);
+        return element(p.element, spelledOr(p, c, text(c, textPlainBit(p.field))));
       }
       case 'money': {
         const c = read(p.field);
@@ -113,8 +125,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
       case 'integer':
         return element(p.element, `(${read(p.field)})::text`);
       case 'category':
-        // The item's path (null reads as '') as a key of the bound {path: id} object.
-        return element(p.element, `coalesce((${literal(JSON.stringify(p.ids))})::jsonb ->> coalesce(${read(p.field)}, ''), ${literal(String(p.otherwise))})`);
+        return element(p.element, categoryId(p, read(p.field)));
       case 'attributes': {
         readsExtra = true;
         const plain = `(quote_free & ${ATTRIBUTES_PLAIN_BIT}) <> 0`;
@@ -123,8 +134,7 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
       case 'param': {
         if ('attribute' in p) {
           readsExtra = true;
-          const v = `(e.j -> 'attributes' ->> ${literal(p.attribute)})`;
-          return paramElement(p.name, `nullif(${text(v)}, '')`);
+          return paramElement(p.name, `nullif(${text(attributeValue(p.attribute))}, '')`);
         }
         const c = read(p.field);
         if (p.value === 'money') return paramElement(p.name, pgMoneyText(c));
@@ -135,9 +145,6 @@ export function compilePgYmlRecord(spec: YmlRecordSpec): PgRecord {
   const expression = plainRowOrAny(plainRowOffer(spec), sqlConcat(spec.parts.map(part)));
   return { expression, join: readsExtra ? EXTRA_JOIN : null };
 }
-
-/** A field's value: its column, or its key of `extra` (the join the offer's other form asks for). */
-const fieldSql = (field: ItemField): string => (isStoredField(field) ? field : extraKey(field));
 
 /**
  * The common offer: every text it prints needs no escaping (their quote_free bits, set for a
@@ -172,13 +179,12 @@ function plainRowOffer(spec: YmlRecordSpec): PlainRow | null {
         chain.value(fieldSql(p.field));
         break;
       case 'boolean':
-        chain.value(`CASE WHEN ${fieldSql(p.field)} THEN 'true' ELSE 'false' END`);
+        chain.value(booleanText(fieldSql(p.field)));
         break;
       case 'text': {
         if (!need(textPlainBit(p.field))) return null;
         const c = fieldSql(p.field);
-        const spelled = Object.entries(p.spelled ?? {});
-        const value = spelled.length === 0 ? c : `CASE ${c} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${c} END`;
+        const value = spelledOr(p, c, c);
         if (required(p.field)) tagged(p.element, value);
         else optional(`<${p.element}>`, value, `</${p.element}>\n`);
         break;
@@ -195,14 +201,14 @@ function plainRowOffer(spec: YmlRecordSpec): PlainRow | null {
         optional(`<${p.element}>`, `(${fieldSql(p.field)})::text`, `</${p.element}>\n`);
         break;
       case 'category':
-        tagged(p.element, `coalesce((${literal(JSON.stringify(p.ids))})::jsonb ->> coalesce(${fieldSql(p.field)}, ''), ${literal(String(p.otherwise))})`);
+        tagged(p.element, categoryId(p, fieldSql(p.field)));
         break;
       case 'attributes':
         need(ATTRIBUTES_PLAIN_BIT);
         chain.value(`coalesce(${plainAttributeParams()}, '')`);
         break;
       case 'param': {
-        const value = 'attribute' in p ? `(e.j -> 'attributes' ->> ${literal(p.attribute)})` : fieldSql(p.field);
+        const value = 'attribute' in p ? attributeValue(p.attribute) : fieldSql(p.field);
         if (!need('attribute' in p ? ATTRIBUTES_PLAIN_BIT : p.value === 'money' ? 0 : textPlainBit(p.field))) return null;
         // A param whose text is empty is left out, as the layout does.
         const shown = 'attribute' in p || p.value === 'text' ? `nullif(${value}, '')` : pgMoneyText(value);
@@ -213,5 +219,5 @@ function plainRowOffer(spec: YmlRecordSpec): PlainRow | null {
   }
   const expression = chain.expression();
   if (expression === null) return null;
-  return { test: bits === 0 ? 'true' : `(quote_free & ${bits}) = ${bits}`, expression };
+  return { test: hasQuoteFreeBits(bits), expression };
 }

@@ -8,25 +8,10 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CopyBinaryParser } from './copy-binary.js';
 import { CopyRecordsQuery } from './copy-out.js';
-
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+import { binaryCopyPieces, SIGNATURE } from '../../../test/support/binary-copy.js';
 
 /** A binary COPY of one column: each value's bytes, or null for NULL. */
-function binaryCopy(values: readonly (string | null)[], extension = Buffer.alloc(0)): Buffer {
-  const header = Buffer.alloc(8);
-  header.writeUInt32BE(extension.length, 4);
-  const parts = [SIGNATURE, header, extension];
-  for (const value of values) {
-    const bytes = value === null ? null : Buffer.from(value, 'utf8');
-    const row = Buffer.alloc(6);
-    row.writeInt16BE(1, 0);
-    row.writeInt32BE(bytes === null ? -1 : bytes.length, 2);
-    parts.push(row);
-    if (bytes) parts.push(bytes);
-  }
-  parts.push(Buffer.from([0xff, 0xff]));
-  return Buffer.concat(parts);
-}
+const binaryCopy = (values: readonly (string | null)[], extension?: Buffer): Buffer => Buffer.concat(binaryCopyPieces(values, extension));
 
 function parse(chunks: readonly Uint8Array[]): string {
   const parser = new CopyBinaryParser();

@@ -131,7 +131,7 @@ export class CopyBinaryParser {
   }
 
   /** Whether the parser is between two rows (copy-frames.ts may then hand it whole records). */
-  get betweenRows(): boolean {
+  betweenRows(): boolean {
     return this.at === At.Row && this.splitHave === 0;
   }
 

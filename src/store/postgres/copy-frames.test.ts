@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CopyBinaryParser } from './copy-binary.js';
 import { CopyFrames } from './copy-frames.js';
+import { binaryCopyPieces } from '../../../test/support/binary-copy.js';
 
 /** A protocol message: its type byte, an int32 length that counts itself, the body. */
 function message(type: string, body: string | Buffer = ''): Buffer {
@@ -17,21 +18,8 @@ function message(type: string, body: string | Buffer = ''): Buffer {
   return Buffer.concat([header, bytes]);
 }
 
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-
 /** A binary COPY's CopyData messages as a server sends them: the header, a message per row (null: NULL), the trailer. */
-function copyData(values: readonly (string | null)[]): Buffer[] {
-  const messages = [message('d', Buffer.concat([SIGNATURE, Buffer.alloc(8)]))];
-  for (const value of values) {
-    const bytes = value === null ? null : Buffer.from(value, 'utf8');
-    const row = Buffer.alloc(6);
-    row.writeInt16BE(1, 0);
-    row.writeInt32BE(bytes === null ? -1 : bytes.length, 2);
-    messages.push(message('d', bytes ? Buffer.concat([row, bytes]) : row));
-  }
-  messages.push(message('d', Buffer.from([0xff, 0xff])));
-  return messages;
-}
+const copyData = (values: readonly (string | null)[]): Buffer[] => binaryCopyPieces(values).map((piece) => message('d', piece));
 
 /** Reads the chunks until the COPY ends: the records read, and what pg is handed (null while the COPY goes on). */
 function read(chunks: readonly Buffer[]): { data: string; handedBack: Buffer | null; after: Buffer[] } {

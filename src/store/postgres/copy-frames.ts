@@ -31,7 +31,7 @@ export interface CopyDataSink {
   /** A piece of a CopyData message's body. */
   push(chunk: Uint8Array, start: number, end: number): void;
   /** Whether the sink is between two rows, so whole rows' records may be given to `record`. */
-  readonly betweenRows: boolean;
+  betweenRows(): boolean;
   /** One row's record: its bytes from `start` to `end`. */
   record(chunk: Uint8Array, start: number, end: number): void;
 }
@@ -67,7 +67,7 @@ export class CopyFrames {
     const end = chunk.length;
     let offset = 0;
     while (offset < end) {
-      if (this.bodyLeft === 0 && this.headerHave === 0 && this.copying && this.sink.betweenRows) {
+      if (this.bodyLeft === 0 && this.headerHave === 0 && this.copying && this.sink.betweenRows()) {
         offset = this.wholeRows(chunk, offset, end);
         if (offset === end) break;
       }

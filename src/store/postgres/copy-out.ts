@@ -45,13 +45,10 @@ export class CopyRecordsQuery implements pg.Submittable {
 
   /** Reads the socket's messages until the COPY's end, then gives them back to pg's parser. */
   private readFrames(stream: EventEmitter, pgListener: DataListener): void {
-    const query = this; // the sink's getter reads this query's state
     const frames = new CopyFrames({
       push: (chunk, start, end) => this.copyData(chunk, start, end),
       // After a failure the rows are read to the end of the COPY and dropped (push ignores them).
-      get betweenRows() {
-        return query.failure === null && query.parser.betweenRows;
-      },
+      betweenRows: () => this.failure === null && this.parser.betweenRows(),
       record: (chunk, start, end) => this.parser.record(chunk, start, end),
     });
     const listener: DataListener = (chunk) => {

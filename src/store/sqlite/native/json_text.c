@@ -62,22 +62,23 @@ static Value json_value(const unsigned char *p, const unsigned char *end) {
 
 int each_member(const unsigned char *p, const unsigned char *end, Member member, void *context) {
   p = skip_space(p, end);
-  if (p >= end || *p != '{') return 0;
+  if (p >= end || *p != '{') return -1;
   p = skip_space(p + 1, end);
   if (p < end && *p == '}') return 1;
   for (;;) {
-    if (p >= end || *p != '"') return 0;
+    if (p >= end || *p != '"') return -1;
     const unsigned char *key_end = string_end(p, end);
-    if (!key_end) return 0;
+    if (!key_end) return -1;
     const unsigned char *colon = skip_space(key_end + 1, end);
-    if (colon >= end || *colon != ':') return 0;
+    if (colon >= end || *colon != ':') return -1;
     const unsigned char *value = skip_space(colon + 1, end);
     const unsigned char *after = value_end(value, end);
-    if (!after) return 0;
-    if (!member(context, p + 1, (int)(key_end - p - 1), json_value(value, after))) return 1;
+    if (!after) return -1;
+    int go_on = member(context, p + 1, (int)(key_end - p - 1), json_value(value, after));
+    if (go_on <= 0) return go_on < 0 ? -1 : 1;
     p = skip_space(after, end);
     if (p < end && *p == '}') return 1;
-    if (p >= end || *p != ',') return 0;
+    if (p >= end || *p != ',') return -1;
     p = skip_space(p + 1, end);
   }
 }

@@ -27,8 +27,9 @@ typedef struct {
 
 /*
  * Walks a JSON object's members: `member` is called with each key's body (escapes not decoded)
- * and value (a string's body, an integer, null, or another value's text), and stops the walk by
- * returning 0. 0 when the text is no object.
+ * and value (a string's body, an integer, null, or another value's text), and returns 1 to go
+ * on, 0 to stop there (what it looked for is found), -1 when it failed. -1 when the text is no
+ * object or `member` failed, else 1.
  */
 typedef int (*Member)(void *context, const unsigned char *key, int key_length, Value value);
 int each_member(const unsigned char *p, const unsigned char *end, Member member, void *context);

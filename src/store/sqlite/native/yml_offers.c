@@ -131,9 +131,10 @@ static Value column_value(sqlite3_value *argument) {
   return value;
 }
 
+/* Keeps a member of `extra`; fails past MAX_EXTRA_KEYS, which no extra the store writes has. */
 static int remember_member(void *context, const unsigned char *key, int key_length, Value value) {
   Extra *extra = context;
-  if (extra->count == MAX_EXTRA_KEYS) return 0;
+  if (extra->count == MAX_EXTRA_KEYS) return -1;
   extra->key[extra->count] = key, extra->key_length[extra->count] = key_length, extra->value[extra->count] = value;
   extra->count++;
   return 1;
@@ -156,17 +157,13 @@ typedef struct {
   const unsigned char *key;
   int key_length;
   Value found;
-  int failed;
 } Lookup;
 
 /* Stops at the member whose decoded key is the one looked for. */
 static int find_member(void *context, const unsigned char *key, int key_length, Value value) {
   Lookup *lookup = context;
   Value decoded = {V_JSON_STRING, key, key_length, 0};
-  if (!text_bytes(lookup->page, lookup->state, &decoded)) {
-    lookup->failed = 1;
-    return 0;
-  }
+  if (!text_bytes(lookup->page, lookup->state, &decoded)) return -1;
   if (decoded.length != lookup->key_length || memcmp(decoded.bytes, lookup->key, (size_t)decoded.length) != 0) return 1;
   lookup->found = value;
   return 0;
@@ -175,7 +172,6 @@ static int find_member(void *context, const unsigned char *key, int key_length, 
 typedef struct {
   Page *page;
   YmlState *state;
-  int failed;
 } Params;
 
 /* `<param name="key">value</param>\n`; none for a null value (the SQL's concatenation would be NULL). */
@@ -185,11 +181,17 @@ static int put_param_member(void *context, const unsigned char *key, int key_len
   if (value.type == V_NULL) return 1;
   Value name = {V_JSON_STRING, key, key_length, 0};
   put(page, "<param name=\"", 13);
-  if (!put_escaped(page, params->state, name, 1)) return params->failed = 1, 0;
+  if (!put_escaped(page, params->state, name, 1)) return -1;
   put(page, "\">", 2);
-  if (!put_escaped(page, params->state, value, 0)) return params->failed = 1, 0;
+  if (!put_escaped(page, params->state, value, 0)) return -1;
   put(page, "</param>\n", 9);
   return 1;
+}
+
+/* Walks the object `value` with `member`; 0 (the page's error set: the member's own, else NOT_JSON) when that fails. */
+static int walk(Page *page, Value value, Member member, void *context) {
+  if (each_member(value.bytes, value.bytes + value.length, member, context) < 0 && !page->error) page->error = NOT_JSON;
+  return !page->error;
 }
 
 static int compare_categories(const void *a, const void *b) {
@@ -202,7 +204,6 @@ static int compare_categories(const void *a, const void *b) {
 typedef struct {
   YmlState *state;
   int capacity;
-  int failed;
 } Categories;
 
 /* Keeps a path (decoded in place in the state's copy of the text) and its id. */
@@ -210,11 +211,11 @@ static int keep_category(void *context, const unsigned char *key, int key_length
   Categories *categories = context;
   YmlState *state = categories->state;
   sqlite3_int64 length = decode_string(key, key_length, (unsigned char *)key);
-  if (length < 0 || value.type != V_INTEGER) return categories->failed = 1, 0;
+  if (length < 0 || value.type != V_INTEGER) return -1;
   if (state->category_count == categories->capacity) {
     int capacity = categories->capacity ? categories->capacity * 2 : 64;
     Category *grown = sqlite3_realloc64(state->categories, (sqlite3_uint64)capacity * sizeof(Category));
-    if (!grown) return categories->failed = 1, 0;
+    if (!grown) return -1;
     state->categories = grown, categories->capacity = capacity;
   }
   Category *category = &state->categories[state->category_count++];
@@ -241,8 +242,8 @@ static YmlState *state_of(Page *page, sqlite3_value *categories_argument) {
     return NULL;
   }
   memcpy(state->category_text, text, (size_t)length);
-  Categories categories = {state, 0, 0};
-  if (!each_member(state->category_text, state->category_text + length, keep_category, &categories) || categories.failed) {
+  Categories categories = {state, 0};
+  if (each_member(state->category_text, state->category_text + length, keep_category, &categories) < 0) {
     page->error = NOT_JSON;
     return NULL;
   }
@@ -365,18 +366,16 @@ static int put_part(Page *page, YmlState *state, unsigned char kind, sqlite3_val
     }
     case 'A': {
       if (value.type != V_JSON_OTHER) return 1;
-      Params params = {page, state, 0};
-      if (!each_member(value.bytes, value.bytes + value.length, put_param_member, &params) && !params.failed) page->error = NOT_JSON;
-      return !params.failed && !page->error;
+      Params params = {page, state};
+      return walk(page, value, put_param_member, &params);
     }
     case 'p':
     case 'P':
     case 'q': {
       if (kind == 'q') {
         if (value.type != V_JSON_OTHER) return 1;
-        Lookup lookup = {page, state, text_of(args[2]), sqlite3_value_bytes(args[2]), {V_NULL, NULL, 0, 0}, 0};
-        if (!each_member(value.bytes, value.bytes + value.length, find_member, &lookup) && !lookup.failed) page->error = NOT_JSON;
-        if (lookup.failed || page->error) return 0;
+        Lookup lookup = {page, state, text_of(args[2]), sqlite3_value_bytes(args[2]), {V_NULL, NULL, 0, 0}};
+        if (!walk(page, value, find_member, &lookup)) return 0;
         value = lookup.found;
       }
       if (value.type == V_NULL) return 1;
@@ -410,11 +409,7 @@ void yml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   if (!state || !next_row(page, argv[2], "price_export_yml: rows out of publication order")) return;
   Extra extra = {.count = 0};
   const unsigned char *extra_text = text_of(argv[3]);
-  if (extra_text && !each_member(extra_text, extra_text + sqlite3_value_bytes(argv[3]), remember_member, &extra)) {
-    page->error = NOT_JSON;
-    return;
-  }
-  if (extra.count == MAX_EXTRA_KEYS) {
+  if (extra_text && each_member(extra_text, extra_text + sqlite3_value_bytes(argv[3]), remember_member, &extra) < 0) {
     page->error = NOT_JSON;
     return;
   }

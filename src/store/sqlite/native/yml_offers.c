@@ -308,6 +308,20 @@ static void close_element(Page *page, sqlite3_value *name) {
   put(page, ">\n", 2);
 }
 
+/* The text of a `t`, `i`, `m` or `o` element: a text escaped, an integer's digits (another value as it is, as the SQL's concatenation prints it), or money. */
+static int put_element_text(Page *page, YmlState *state, unsigned char kind, Value value) {
+  switch (kind) {
+    case 't':
+      return put_escaped(page, state, value, 0);
+    case 'i':
+      if (value.type == V_INTEGER) put_integer(page, value.integer);
+      else put(page, value.bytes, value.length);
+      return 1;
+    default:
+      return put_money_value(page, value);
+  }
+}
+
 /* Writes one part; 0 (the error set) when it cannot. */
 static int put_part(Page *page, YmlState *state, unsigned char kind, sqlite3_value **args, Value value) {
   switch (kind) {
@@ -345,11 +359,7 @@ static int put_part(Page *page, YmlState *state, unsigned char kind, sqlite3_val
         if (value.type != V_INTEGER || above.type != V_INTEGER || value.integer <= above.integer) return 1;
       }
       open_element(page, args[0]);
-      int written = kind == 't' ? put_escaped(page, state, value, 0)
-        : kind == 'i' && value.type != V_INTEGER ? (put(page, value.bytes, value.length), 1)
-        : kind == 'i' ? (put_integer(page, value.integer), 1)
-        : put_money_value(page, value);
-      if (!written) return 0;
+      if (!put_element_text(page, state, kind, value)) return 0;
       close_element(page, args[0]);
       return 1;
     }

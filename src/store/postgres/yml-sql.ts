@@ -44,17 +44,18 @@ function extraKey(field: string): string {
  * The params of attributes that need no escaping, cut straight out of `extra`'s text, for a row
  * whose `extra` holds no `\`: then every `"` in it is a JSON string's quote (an inner `"` would be
  * `\"`), so `":"` and `","` occur only between a key and its value and between two members, and
- * each text is as JSON.stringify found it. extraJson writes `attributes` last, so its object runs
- * from `"attributes":{` to the text's end but one `}`. The json_each_text subquery cost the server
- * ~5.7 µs an item with attributes; with this the whole offer's COPY of 100k items went from
- * 300–358 to 257–321 ms (bench/RESULTS.md, "2026-11-27, night").
+ * each text is as JSON.stringify found it. extraJson writes `attributes` last, so its members run
+ * from `"attributes":{"` (found nowhere else: it holds quotes) to the text's end but `"}}`. The
+ * json_each_text subquery cost the server ~5.7 µs an item with attributes; cutting the text
+ * instead took the whole offer's COPY of 100k items from 300–358 to 257–321 ms
+ * (bench/RESULTS.md, "2026-11-27, night").
  */
 function plainAttributesFromText(): string {
-  // `{"k1":"v1","k2":"v2"}}`: the attributes' object and the closing brace of `extra`.
-  const object = `substr(extra, strpos(extra, ${literal('"attributes":{')}) + 13)`;
-  const members = `substr(${object}, 3, length(${object}) - 5)`;
+  // After `"attributes":{"` comes `k1":"v1","k2":"v2"}}` (the object's members and the closing
+  // braces of it and of `extra`); an empty object leaves nothing, hence NULL.
+  const members = `left(nullif(split_part(extra, ${literal('"attributes":{"')}, 2), ''), -3)`;
   const params = `replace(replace(${members}, ${literal('":"')}, ${literal('">')}), ${literal('","')}, ${literal('</param>\n<param name="')})`;
-  return `CASE WHEN ${object} = '{}}' THEN NULL ELSE ${literal('<param name="')} || ${params} || ${literal('</param>\n')} END`;
+  return `${literal('<param name="')} || ${params} || ${literal('</param>\n')}`;
 }
 
 /**

@@ -31,7 +31,7 @@ const enum At {
  * MAX_BLOCK_BYTES (a record longer than its block gets one of its own), so a small page holds
  * little spare room and no block is copied again as the records grow. One doubling buffer
  * copied a ~3 MiB page about twice over: 9–19 ms of the 133–156 ms a 100k-item render kept the
- * instance busy (profiles, bench/RESULTS.md "2026-11-27, night").
+ * instance busy in three profiles (bench/RESULTS.md, "2026-11-27, night").
  */
 const FIRST_BLOCK_BYTES = 64 * 1024;
 const MAX_BLOCK_BYTES = 1024 * 1024;
@@ -139,8 +139,8 @@ export class CopyBinaryParser {
    * One row's whole record, its bytes from `start` to `end` of `chunk`, read between two rows (its
    * framing read by the caller). `chunk` is best a plain Uint8Array: a Buffer's subarray runs
    * Buffer's own constructor, and Buffer#copy crosses into C++, each slower per record in a first
-   * render's cold process (scratch loop, 100k records of 165 bytes: 20–22 ms of CPU against
-   * 25–28 and 34–41).
+   * render's cold process (scratch loop, 100k records of 165 bytes, medians of four cold runs:
+   * 20.5 ms of CPU against 27.3 and 37.0; bench/RESULTS.md, "2026-11-27, night").
    */
   record(chunk: Uint8Array, start: number, end: number): void {
     this.room(end - start);

@@ -30,7 +30,7 @@ const EXTRA_JOIN = `LEFT JOIN LATERAL (SELECT extra::jsonb AS j OFFSET 0) AS e O
 /**
  * An `extra` key's value as text; purchase_price (minor units) as a bigint. A key the item
  * recorded at publication that it lacks (its quote_free absent bit) is not looked up: most items
- * have few of them (the offer's COPY of 100k bench items, ~20 ms of ~265 saved).
+ * have few of them (the offer's COPY of 100k bench items, 267 → 246 ms, medians of 5 rounds).
  */
 function extraKey(field: string): string {
   if (field === 'purchase_price') return `((e.j ->> 'purchase_price')::bigint)`;
@@ -47,7 +47,7 @@ function extraKey(field: string): string {
  * each text is as JSON.stringify found it. extraJson writes `attributes` last, so its members run
  * from `"attributes":{"` (found nowhere else: it holds quotes) to the text's end but `"}}`. The
  * json_each_text subquery cost the server ~5.7 µs an item with attributes; cutting the text
- * instead took the whole offer's COPY of 100k items from 300–358 to 257–321 ms
+ * instead took the whole offer's COPY of 100k items from 302 to 263 ms (medians of 5 rounds)
  * (bench/RESULTS.md, "2026-11-27, night").
  */
 function plainAttributesFromText(): string {

@@ -1,12 +1,17 @@
 /*
  * Issue #18, goal 2: publishing 1M items as a JSON array, end to end (readSource +
- * publishPriceList into a fresh SQLite database), against the same items as NDJSON through the
- * same path (goal ≥ 0.95×: the JSON reader keeps up) and against `sqlite3 .import` of the same
- * rows, normalized as the store keeps them, as CSV (goal ≥ 1.0×); and the JSON publication's
+ * publishPriceList into a fresh database), against the same items as NDJSON through the
+ * same path (goal ≥ 0.95×: the JSON reader keeps up) and against the database's own bulk loader
+ * writing the same rows, normalized as the store keeps them, as CSV into a table of the same
+ * shape and indexes — `sqlite3 .import`, `psql \copy` (goal ≥ 1.0×); and the publication's
  * peak RSS over its process's RSS before it began (goal ≤ +250 MB).
  *
  *   node --import tsx bench/figures/json-publish.ts [--items 1000000] [--rounds 5] [--shape rich|lean] [--quick]
- *        [--formats json,ndjson[,items,csv]]
+ *        [--formats json,ndjson[,items,csv]] [--dialects sqlite[,postgresql]] [--database-url postgres://admin-url]
+ *
+ * --dialects postgresql publishes into a fresh PostgreSQL database each time (made through the
+ * admin URL: --database-url, else PRICE_EXPORT_TEST_PG_URL, else postgres://postgres@127.0.0.1:5432/test)
+ * and times `psql \copy` into a fresh one; each dialect's rounds alternate its inputs and its reference.
  *
  * --formats adds the other inputs a store may publish, the same items each time: `{"items": […]}`
  * and CSV (competitors and attributes as JSON text in their columns), each ÷ sqlite3 .import and
@@ -26,6 +31,7 @@ import { readSource, type SourceFormat } from '../../src/domain/publication-sour
 import { publishPriceList } from '../../src/domain/publishing.js';
 import { openDatabase } from '../../src/store/factory.js';
 import { extraJson } from '../../src/store/item-row.js';
+import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
 import { rawItem, richItem } from '../bench-data.js';
 import { emitResult, median, roundRatios } from '../lib/bench-result.js';
 
@@ -38,14 +44,16 @@ const { values: args, positionals } = parseArgs({
     quick: { type: 'boolean', default: false },
     child: { type: 'boolean', default: false },
     formats: { type: 'string', default: 'json,ndjson' },
+    dialects: { type: 'string', default: 'sqlite' },
+    'database-url': { type: 'string' },
   },
 });
 
 interface Run { seconds: number; rssGrowthMiB: number }
 
-/** Child: publishes `file` as `format` into a fresh SQLite database at `path`. */
-async function publishOnce(file: string, format: SourceFormat, path: string, expected: number): Promise<Run> {
-  const db = await openDatabase(`sqlite:${path}`);
+/** Child: publishes `file` as `format` into the fresh database at `url`. */
+async function publishOnce(file: string, format: SourceFormat, url: string, expected: number): Promise<Run> {
+  const db = await openDatabase(url);
   await db.migrate();
   await db.stores.create({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
   const rssBefore = process.memoryUsage().rss;
@@ -57,29 +65,66 @@ async function publishOnce(file: string, format: SourceFormat, path: string, exp
   return { seconds, rssGrowthMiB: (process.resourceUsage().maxRSS * 1024 - rssBefore) / 2 ** 20 };
 }
 
-function publishInChild(file: string, format: SourceFormat, path: string, count: number): Run {
-  const child = spawnSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--child', file, format, path, String(count)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+function publishInChild(file: string, format: SourceFormat, url: string, count: number): Run {
+  const child = spawnSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--child', file, format, url, String(count)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (child.status !== 0) throw new Error(`publishing ${format} failed`);
-  rmSync(path, { force: true });
   return JSON.parse(child.stdout) as Run;
 }
 
-/** The shape of price_items in SQLite (src/store/sqlite/schema.ts), as bench/publish.ts makes it for its reference. */
-const REF_TABLE = `CREATE TABLE ref_items (
-  price_list_id INTEGER NOT NULL, seq integer NOT NULL, offer_id text NOT NULL, name text NOT NULL, price INTEGER NOT NULL,
-  old_price INTEGER, currency text NOT NULL, available INTEGER NOT NULL, quantity INTEGER, url text, extra text,
+/** The shape of price_items (src/store/*\/schema.ts), as bench/publish.ts makes it for its references. */
+const REF_TABLE = (money: string, bool: string) => `CREATE TABLE ref_items (
+  price_list_id ${money} NOT NULL, seq integer NOT NULL, offer_id text NOT NULL, name text NOT NULL, price ${money} NOT NULL,
+  old_price ${money}, currency text NOT NULL, available ${bool} NOT NULL, quantity ${money}, url text, extra text,
   PRIMARY KEY (price_list_id, seq));
   CREATE UNIQUE INDEX ref_items_offer ON ref_items(price_list_id, offer_id);`;
 
 /** `sqlite3 .import` of the CSV into a fresh database with the same table, indexes and pragmas as SqliteStore. */
 function sqliteImport(csv: string, path: string): number {
-  execFileSync('sqlite3', [path, 'PRAGMA journal_mode = WAL;', REF_TABLE], { stdio: 'ignore' });
+  execFileSync('sqlite3', [path, 'PRAGMA journal_mode = WAL;', REF_TABLE('INTEGER', 'INTEGER')], { stdio: 'ignore' });
   const started = performance.now();
   execFileSync('sqlite3', [path, 'PRAGMA synchronous = NORMAL;', '.mode csv', `.import ${csv} ref_items`]);
   const seconds = (performance.now() - started) / 1000;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  removeSqlite(path);
   return seconds;
 }
+
+/** `psql \copy` of the CSV into a fresh database with the same table and indexes as PgStore. */
+async function psqlCopy(csv: string, adminUrl: string): Promise<number> {
+  const { url, drop } = await createEmptyDatabase(adminUrl);
+  try {
+    execFileSync('psql', [url, '-q', '-v', 'ON_ERROR_STOP=1', '-c', REF_TABLE('bigint', 'boolean')]);
+    const started = performance.now();
+    execFileSync('psql', [url, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy ref_items FROM '${csv}' WITH (FORMAT csv)`]);
+    return (performance.now() - started) / 1000;
+  } finally {
+    await drop();
+  }
+}
+
+const removeSqlite = (path: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+};
+
+/** Publishes into a fresh database of the dialect, dropped (or deleted) afterwards. */
+async function publishFresh(dialect: Dialect, file: string, format: SourceFormat, dir: string, count: number, adminUrl: string): Promise<Run> {
+  if (dialect === 'sqlite') {
+    const path = join(dir, `${format}.db`);
+    try {
+      return publishInChild(file, format, `sqlite:${path}`, count);
+    } finally {
+      removeSqlite(path);
+    }
+  }
+  const { url, drop } = await createEmptyDatabase(adminUrl);
+  try {
+    return publishInChild(file, format, url, count);
+  } finally {
+    await drop();
+  }
+}
+
+const DIALECTS = { sqlite: { label: 'SQLite', reference: 'sqlite3 .import' }, postgresql: { label: 'PostgreSQL', reference: 'psql \\copy' } } as const;
+type Dialect = keyof typeof DIALECTS;
 
 /** Every input a publication may come in: the bench's own names → readSource's format. */
 const INPUTS = { json: 'json', ndjson: 'ndjson', items: 'json', csv: 'csv' } as const satisfies Record<string, SourceFormat>;
@@ -119,6 +164,9 @@ async function main(): Promise<void> {
   const count = Number(args.items ?? (args.quick ? 100_000 : 1_000_000));
   const rounds = Math.max(5, Number(args.rounds));
   const shape = args.shape === 'lean' ? 'lean' : 'rich';
+  const adminUrl = args['database-url'] ?? process.env.PRICE_EXPORT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const dialects = args.dialects.split(',').map((name) => name.trim()) as Dialect[];
+  if (dialects.some((dialect) => !(dialect in DIALECTS))) throw new Error(`--dialects: one or more of ${Object.keys(DIALECTS).join(', ')}`);
   const dir = mkdtempSync(join(tmpdir(), 'price-export-json-publish-'));
   try {
     const inputs = args.formats.split(',').map((name) => name.trim()) as Input[];
@@ -128,38 +176,53 @@ async function main(): Promise<void> {
     const mb = (file: string) => `${(statSync(file).size / 1e6).toFixed(0)} MB`;
     const sizes = `${count.toLocaleString('en-US')} ${shape} items: ${inputs.map((input) => `${input} ${mb(files[input])}`).join(', ')}, reference CSV ${mb(files.reference)}`;
     console.log(`${sizes}; load average before ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
-    const runs = Object.fromEntries(inputs.map((input) => [input, [] as Run[]])) as Record<Input, Run[]>;
-    const sqlite: number[] = [];
-    const steps = [
-      ...inputs.map((input) => () => runs[input].push(publishInChild(files[input], INPUTS[input], join(dir, `${input}.db`), count))),
-      () => sqlite.push(sqliteImport(files.reference, join(dir, 'reference.db'))),
-    ];
-    for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < steps.length; k++) steps[(k + round) % steps.length]();
-      const published = inputs.map((input) => `${input} ${runs[input][round].seconds.toFixed(2)} s (+${runs[input][round].rssGrowthMiB.toFixed(0)} MiB)`);
-      console.log(`round ${round + 1}: ${published.join(', ')}, sqlite3 .import ${sqlite[round].toFixed(2)} s; load ${loadavg()[0].toFixed(2)}`);
-    }
-    const rate = (seconds: number) => Math.round(count / seconds);
-    const json = runs.json;
-    const jsonRates = json.map((run) => rate(run.seconds));
-    const load = `load average after ${loadavg().map((n) => n.toFixed(2)).join(' ')} on a machine shared with other work`;
-    const byNdjson = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as a JSON array ÷ as NDJSON (SQLite)`, unit: 'items/s', higherIsBetter: true, ours: jsonRates, reference: runs.ndjson.map((run) => rate(run.seconds)), referenceName: 'the same items as NDJSON, the same path', goal: '≥ 0.95×' };
-    emitResult({ ...byNdjson, met: median(roundRatios(byNdjson)) >= 0.95, notes: `${sizes}; ${load}` });
-    const NAMES: Record<Input, string> = { json: 'a JSON array', ndjson: 'NDJSON', items: '{"items": […]}', csv: 'CSV' };
-    for (const input of inputs) {
-      const bySqlite = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as ${NAMES[input]} ÷ sqlite3 .import`, unit: 'items/s', higherIsBetter: true, ours: runs[input].map((run) => rate(run.seconds)), reference: sqlite.map(rate), referenceName: 'sqlite3 .import of the same rows, normalized, as CSV, into a table of the same shape and indexes', goal: '≥ 1.0×' };
-      emitResult({ ...bySqlite, met: median(roundRatios(bySqlite)) >= 1, notes: load });
-      const growth = runs[input].map((run) => Math.round(run.rssGrowthMiB));
-      emitResult({ figure: `peak RSS growth publishing ${count.toLocaleString('en-US')} ${shape} items as ${NAMES[input]}`, unit: 'MiB', higherIsBetter: false, ours: growth, reference: [], referenceName: '', goal: '≤ +250 MB', met: median(growth) * 1.048576 <= 250 });
-    }
+    for (const dialect of dialects) await measureDialect(dialect, { count, rounds, shape, inputs, files, dir, adminUrl, sizes });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+interface Setup {
+  count: number;
+  rounds: number;
+  shape: string;
+  inputs: Input[];
+  files: Record<Input | 'reference', string>;
+  dir: string;
+  adminUrl: string;
+  sizes: string;
+}
+
+/** One dialect's rounds (each its inputs and its reference, the first rotating each round) and figures. */
+async function measureDialect(dialect: Dialect, { count, rounds, shape, inputs, files, dir, adminUrl, sizes }: Setup): Promise<void> {
+  const { label, reference: referenceName } = DIALECTS[dialect];
+  const runs = Object.fromEntries(inputs.map((input) => [input, [] as Run[]])) as Record<Input, Run[]>;
+  const reference: number[] = [];
+  const steps = [
+    ...inputs.map((input) => async () => runs[input].push(await publishFresh(dialect, files[input], INPUTS[input], dir, count, adminUrl))),
+    async () => reference.push(dialect === 'sqlite' ? sqliteImport(files.reference, join(dir, 'reference.db')) : await psqlCopy(files.reference, adminUrl)),
+  ];
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < steps.length; k++) await steps[(k + round) % steps.length]();
+    const published = inputs.map((input) => `${input} ${runs[input][round].seconds.toFixed(2)} s (+${runs[input][round].rssGrowthMiB.toFixed(0)} MiB)`);
+    console.log(`${label} round ${round + 1}: ${published.join(', ')}, ${referenceName} ${reference[round].toFixed(2)} s; load ${loadavg()[0].toFixed(2)}`);
+  }
+  const rate = (seconds: number) => Math.round(count / seconds);
+  const load = `load average after ${loadavg().map((n) => n.toFixed(2)).join(' ')} on a machine shared with other work`;
+  const byNdjson = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as a JSON array ÷ as NDJSON (${label})`, unit: 'items/s', higherIsBetter: true, ours: runs.json.map((run) => rate(run.seconds)), reference: runs.ndjson.map((run) => rate(run.seconds)), referenceName: 'the same items as NDJSON, the same path', goal: '≥ 0.95×' };
+  emitResult({ ...byNdjson, met: median(roundRatios(byNdjson)) >= 0.95, notes: `${sizes}; ${load}` });
+  const NAMES: Record<Input, string> = { json: 'a JSON array', ndjson: 'NDJSON', items: '{"items": […]}', csv: 'CSV' };
+  for (const input of inputs) {
+    const byReference = { figure: `publishing ${count.toLocaleString('en-US')} ${shape} items as ${NAMES[input]} ÷ ${referenceName} (${label})`, unit: 'items/s', higherIsBetter: true, ours: runs[input].map((run) => rate(run.seconds)), reference: reference.map(rate), referenceName: `${referenceName} of the same rows, normalized, as CSV, into a table of the same shape and indexes`, goal: '≥ 1.0×' };
+    emitResult({ ...byReference, met: median(roundRatios(byReference)) >= 1, notes: load });
+    const growth = runs[input].map((run) => Math.round(run.rssGrowthMiB));
+    emitResult({ figure: `peak RSS growth publishing ${count.toLocaleString('en-US')} ${shape} items as ${NAMES[input]} (${label})`, unit: 'MiB', higherIsBetter: false, ours: growth, reference: [], referenceName: '', goal: '≤ +250 MB', met: median(growth) * 1.048576 <= 250 });
+  }
+}
+
 if (args.child) {
-  const [file, format, path, count] = positionals as [string, SourceFormat, string, string];
-  process.stdout.write(JSON.stringify(await publishOnce(file, format, path, Number(count))));
+  const [file, format, url, count] = positionals as [string, SourceFormat, string, string];
+  process.stdout.write(JSON.stringify(await publishOnce(file, format, url, Number(count))));
   process.exit(0);
 }
 await main();

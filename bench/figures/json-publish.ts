@@ -7,14 +7,15 @@
  * peak RSS over its process's RSS before it began (goal ≤ +250 MB).
  *
  *   node --import tsx bench/figures/json-publish.ts [--items 1000000] [--rounds 5] [--shape rich|lean] [--quick]
- *        [--formats json,ndjson[,items,csv]] [--dialects sqlite[,postgresql]] [--database-url postgres://admin-url]
+ *        [--formats json,ndjson[,items,csv]] [--dialects sqlite,postgresql] [--database-url postgres://admin-url]
  *
- * --dialects postgresql publishes into a fresh PostgreSQL database each time (made through the
- * admin URL: --database-url, else PRICE_EXPORT_TEST_PG_URL, else postgres://postgres@127.0.0.1:5432/test)
- * and times `psql \copy` into a fresh one; each dialect's rounds alternate its inputs and its reference.
+ * Both dialects by default. PostgreSQL's publications go into a fresh database each time (made
+ * through the admin URL: --database-url, else PRICE_EXPORT_TEST_PG_URL, else
+ * postgres://postgres@127.0.0.1:5432/test), and `psql \copy` into a fresh one; each dialect's
+ * rounds alternate its inputs and its reference.
  *
  * --formats adds the other inputs a store may publish, the same items each time: `{"items": […]}`
- * and CSV (competitors and attributes as JSON text in their columns), each ÷ sqlite3 .import and
+ * and CSV (competitors and attributes as JSON text in their columns), each ÷ the bulk loader and
  * with its peak RSS growth (goal ≤ +250 MB in every input format).
  *
  * Items: bench-data.ts richItem (categories, competitors, attributes, Cyrillic; ~900 bytes of
@@ -44,7 +45,7 @@ const { values: args, positionals } = parseArgs({
     quick: { type: 'boolean', default: false },
     child: { type: 'boolean', default: false },
     formats: { type: 'string', default: 'json,ndjson' },
-    dialects: { type: 'string', default: 'sqlite' },
+    dialects: { type: 'string', default: 'sqlite,postgresql' },
     'database-url': { type: 'string' },
   },
 });

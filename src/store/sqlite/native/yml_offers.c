@@ -243,10 +243,8 @@ static YmlState *state_of(Page *page, sqlite3_value *categories_argument) {
   }
   memcpy(state->category_text, text, (size_t)length);
   Categories categories = {state, 0};
-  if (each_member(state->category_text, state->category_text + length, keep_category, &categories) < 0) {
-    page->error = NOT_JSON;
-    return NULL;
-  }
+  Value object = {V_JSON_OTHER, state->category_text, length, 0};
+  if (!walk(page, object, keep_category, &categories)) return NULL;
   qsort(state->categories, (size_t)state->category_count, sizeof(Category), compare_categories);
   return state;
 }
@@ -418,11 +416,10 @@ void yml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   YmlState *state = state_of(page, argv[1]);
   if (!state || !next_row(page, argv[2], "price_export_yml: rows out of publication order")) return;
   Extra extra = {.count = 0};
-  const unsigned char *extra_text = text_of(argv[3]);
-  if (extra_text && each_member(extra_text, extra_text + sqlite3_value_bytes(argv[3]), remember_member, &extra) < 0) {
-    page->error = NOT_JSON;
-    return;
-  }
+  // Read as text whatever its type (sqlite3_value_bytes after text_of, as SQLite asks).
+  Value extra_text = {V_JSON_OTHER, text_of(argv[3]), 0, 0};
+  extra_text.length = sqlite3_value_bytes(argv[3]);
+  if (extra_text.bytes && !walk(page, extra_text, remember_member, &extra)) return;
   for (int k = 0, at = 4; k < kind_count; k++) {
     int from_extra = kinds[k] == 'x';
     unsigned char kind = kinds[k + from_extra];

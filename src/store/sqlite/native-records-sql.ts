@@ -14,6 +14,9 @@ import type { PageQuery } from './list-pages.js';
  * yml-sql.ts.
  */
 
+/** A part's argument: a column, a bound text (an element's name), or an expression over the row. */
+type ArgumentValue = { column: string } | { bound: string } | { sql: string };
+
 const KIND_LETTERS = { text: 't', money: 'm', integer: 'i', boolean: 'b', literal: 'l' } as const;
 
 /** Arguments at most: SQLite's historical limit on a function's arguments. */
@@ -39,7 +42,7 @@ class Arguments {
   }
 
   /** A part of this kind letter, of one or more arguments: a column, a bound text (an element's name), or an expression over the row. */
-  value(kind: string, ...values: ({ column: string } | { bound: string } | { sql: string })[]): void {
+  value(kind: string, ...values: ArgumentValue[]): void {
     values.forEach((value, index) => {
       if ('column' in value && !isStoredField(value.column)) throw new Error(`${value.column} is no column (check canBuildRecords first)`);
       this.args.value('bound' in value ? this.bind(value.bound) : 'sql' in value ? value.sql : value.column);
@@ -117,6 +120,13 @@ function source(field: string): { prefix: '' | 'x'; value: { column: string } | 
   return isExtraField(field) && field !== 'competitors' ? { prefix: 'x', value: { bound: field } } : null;
 }
 
+/** A value every item has (kind T, S or M), between its element's tags as fixed text. */
+function tagged(args: Arguments, element: string, kind: string, ...values: ArgumentValue[]): void {
+  args.text(`<${element}>`);
+  args.value(kind, ...values);
+  args.text(`</${element}>\n`);
+}
+
 /**
  * One part of an offer; false where the aggregate does not take it (the SQL does): a spelling or
  * a comparison of a field kept in `extra`, a second category part.
@@ -148,21 +158,14 @@ function ymlPart(args: Arguments, part: YmlRecordPart, categories: { ids: string
     case 'text': {
       const spelled = Object.entries(part.spelled ?? {});
       if (spelled.length === 0 && required) {
-        args.text(`<${part.element}>`);
-        args.value('T', from.value);
-        args.text(`</${part.element}>\n`);
+        tagged(args, part.element, 'T', from.value);
       } else if (spelled.length === 0) {
         args.value(`${from.prefix}t`, { bound: part.element }, from.value);
       } else {
         if (from.prefix) return false;
         const spelling = { sql: `CASE ${part.field} ${spelled.map(([was, is]) => `WHEN ${args.bind(was)} THEN ${args.bind(is)}`).join(' ')} END` };
-        if (!required) {
-          args.value('s', { bound: part.element }, spelling, from.value);
-          return true;
-        }
-        args.text(`<${part.element}>`);
-        args.value('S', spelling, from.value);
-        args.text(`</${part.element}>\n`);
+        if (required) tagged(args, part.element, 'S', spelling, from.value);
+        else args.value('s', { bound: part.element }, spelling, from.value);
       }
       return true;
     }
@@ -171,9 +174,7 @@ function ymlPart(args: Arguments, part: YmlRecordPart, categories: { ids: string
         if (from.prefix || !isStoredField(part.above)) return false;
         args.value('o', { bound: part.element }, from.value, { column: part.above });
       } else if (required) {
-        args.text(`<${part.element}>`);
-        args.value('M', from.value);
-        args.text(`</${part.element}>\n`);
+        tagged(args, part.element, 'M', from.value);
       } else {
         args.value(`${from.prefix}m`, { bound: part.element }, from.value);
       }

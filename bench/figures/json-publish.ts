@@ -34,6 +34,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { extraJson } from '../../src/store/item-row.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
 import { rawItem, richItem } from '../bench-data.js';
+import { freshDatabase } from '../lib/fresh-databases.js';
 import { emitResult, median, roundRatios } from '../lib/bench-result.js';
 
 const { values: args, positionals } = parseArgs({
@@ -85,7 +86,7 @@ function sqliteImport(csv: string, path: string): number {
   const started = performance.now();
   execFileSync('sqlite3', [path, 'PRAGMA synchronous = NORMAL;', '.mode csv', `.import ${csv} ref_items`]);
   const seconds = (performance.now() - started) / 1000;
-  removeSqlite(path);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   return seconds;
 }
 
@@ -102,21 +103,9 @@ async function psqlCopy(csv: string, adminUrl: string): Promise<number> {
   }
 }
 
-const removeSqlite = (path: string) => {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-};
-
-/** Publishes into a fresh database of the dialect, dropped (or deleted) afterwards. */
+/** Publishes into a fresh database of the dialect, dropped afterwards. */
 async function publishFresh(dialect: Dialect, file: string, format: SourceFormat, dir: string, count: number, adminUrl: string): Promise<Run> {
-  if (dialect === 'sqlite') {
-    const path = join(dir, `${format}.db`);
-    try {
-      return publishInChild(file, format, `sqlite:${path}`, count);
-    } finally {
-      removeSqlite(path);
-    }
-  }
-  const { url, drop } = await createEmptyDatabase(adminUrl);
+  const { url, drop } = await freshDatabase(dir, format, dialect === 'postgresql' ? adminUrl : undefined);
   try {
     return publishInChild(file, format, url, count);
   } finally {

@@ -1,47 +1,73 @@
 #!/usr/bin/env node
-// Part of `npm run build` (so of `npm install` too): compiles the SQLite extension that builds
-// CSV/TSV, JSON, XML and YML pages (src/store/sqlite/native/*.c) into build/native/, against the SQLite
-// headers better-sqlite3 ships, with the C compiler better-sqlite3 itself was built with ($CC or cc).
+// Part of `npm run build` (so of `npm install` too): compiles into build/native/, with the C
+// compiler better-sqlite3 itself was built with ($CC or cc),
+// - the SQLite extension that builds CSV/TSV, JSON, XML and YML pages
+//   (src/store/sqlite/native/*.c), against the SQLite headers better-sqlite3 ships;
+// - the Node-API module that runs the same aggregates over PostgreSQL's COPY
+//   (src/store/postgres/native/copy_records.c with those sources), against the Node-API headers
+//   Node installs beside itself (include/node).
 //
-// It is optional: without a compiler the store builds the same records with SQL, slower
+// Both are optional: without them the store builds the same records with SQL, slower
 // (bench/RESULTS.md). So a failure here is a warning, not a failed install, unless
-// PRICE_EXPORT_REQUIRE_NATIVE=1 (CI, where the tests must cover it).
+// PRICE_EXPORT_REQUIRE_NATIVE=1 (CI, where the tests must cover them).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const sourceDir = join(root, 'src/store/sqlite/native');
-const sources = readdirSync(sourceDir).filter((name) => name.endsWith('.c')).map((name) => join(sourceDir, name));
-const out = join(root, 'build/native/price_export_records.so');
+const sqliteSources = join(root, 'src/store/sqlite/native');
+const sources = readdirSync(sqliteSources).filter((name) => name.endsWith('.c')).map((name) => join(sqliteSources, name));
 const required = process.env.PRICE_EXPORT_REQUIRE_NATIVE === '1';
+const compiler = process.env.CC || 'cc';
+let failed = false;
 
-function give(reason) {
-  const message = `price-export: the SQLite records extension was not built (${reason}); CSV, TSV, JSON, XML and YML pages are built by SQL instead, slower`;
+function give(what, reason) {
+  const message = `price-export: ${what} was not built (${reason}); those pages are built by SQL instead, slower`;
   if (required) {
     console.error(`${message}. PRICE_EXPORT_REQUIRE_NATIVE=1: failing.`);
-    process.exit(1);
+    failed = true;
+  } else {
+    console.warn(message);
   }
-  console.warn(message);
-  process.exit(0);
 }
 
-if (process.platform === 'win32') give('no build for Windows');
-let headers;
-try {
-  headers = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'deps/sqlite3');
-} catch {
-  give('better-sqlite3 is not installed');
+/** Compiles `inputs` into build/native/`file`; false (with the warning) when it cannot. */
+function compile(what, file, flags, inputs) {
+  const out = join(root, 'build/native', file);
+  mkdirSync(dirname(out), { recursive: true });
+  const partial = `${out}.${process.pid}`;
+  const built = spawnSync(compiler, ['-O2', ...flags, ...inputs, '-o', partial], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.error || built.status !== 0) {
+    rmSync(partial, { force: true });
+    give(what, built.error ? `${compiler}: ${built.error.message}` : `${compiler} exited with ${built.status}`);
+    return;
+  }
+  // Renamed into place: a server running from this checkout may have the old file loaded.
+  renameSync(partial, out);
 }
-mkdirSync(dirname(out), { recursive: true });
-const partial = `${out}.${process.pid}`;
-const shared = process.platform === 'darwin' ? ['-dynamiclib'] : ['-shared', '-fPIC'];
-const compiler = process.env.CC || 'cc';
-const built = spawnSync(compiler, ['-O2', ...shared, `-I${headers}`, ...sources, '-o', partial], { stdio: ['ignore', 'inherit', 'inherit'] });
-if (built.error || built.status !== 0) {
-  rmSync(partial, { force: true });
-  give(built.error ? `${compiler}: ${built.error.message}` : `${compiler} exited with ${built.status}`);
+
+function build() {
+  if (process.platform === 'win32') return give('the C records code', 'no build for Windows');
+  let sqliteHeaders;
+  try {
+    sqliteHeaders = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'deps/sqlite3');
+  } catch {
+    return give('the C records code', 'better-sqlite3 is not installed');
+  }
+  const shared = process.platform === 'darwin' ? ['-dynamiclib'] : ['-shared', '-fPIC'];
+  compile('the SQLite records extension', 'price_export_records.so', [...shared, `-I${sqliteHeaders}`], sources);
+
+  const nodeHeaders = join(dirname(dirname(process.execPath)), 'include/node');
+  if (!existsSync(join(nodeHeaders, 'node_api.h'))) return give('the PostgreSQL records module', `no Node-API headers in ${nodeHeaders}`);
+  // Hidden symbols, bound inside the module: SQLite loads the extension, built from the same
+  // sources, into the same process with RTLD_GLOBAL, and its symbols must not stand in for these.
+  const module = process.platform === 'darwin' ? ['-bundle', '-undefined', 'dynamic_lookup'] : ['-shared', '-fPIC', '-Wl,-Bsymbolic'];
+  compile('the PostgreSQL records module', 'price_export_copy_records.node', [...module, '-fvisibility=hidden', `-I${sqliteHeaders}`, `-I${nodeHeaders}`], [
+    ...sources,
+    join(root, 'src/store/postgres/native/copy_records.c'),
+  ]);
 }
-// Renamed into place: a server running from this checkout may have the old file loaded.
-renameSync(partial, out);
+
+build();
+if (failed) process.exit(1);

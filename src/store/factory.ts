@@ -9,8 +9,9 @@ export interface OpenOptions {
    */
   startThreads?: boolean;
   /**
-   * SQLite: build CSV/TSV, JSON and XML pages with the C extension when it was built (default
-   * true); false builds them by SQL, the same bytes (the tests compare the two).
+   * Build CSV/TSV, JSON, XML and YML pages with the C aggregates when they were built (default
+   * true; SQLite's extension, PostgreSQL's Node-API module); false builds them by SQL, the same
+   * bytes (the tests compare the two).
    */
   nativeRecords?: boolean;
 }
@@ -26,7 +27,7 @@ async function openDialect(databaseUrl: string, options: OpenOptions) {
   if (databaseUrl.startsWith('sqlite:')) return new SqliteDialect(databaseUrl.slice('sqlite:'.length), { nativeRecords: options.nativeRecords });
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const { PostgresDialect } = await import('./postgres/dialect.js');
-    return new PostgresDialect(databaseUrl);
+    return new PostgresDialect(databaseUrl, { nativeRecords: options.nativeRecords });
   }
   throw new Error('DATABASE_URL must be sqlite:PATH or postgres://…');
 }

@@ -4,15 +4,15 @@
  * part of the C aggregates' calls): `</name><price>` is one argument instead of one per tag (the
  * legacy XML item of 100k rows in one SQLite statement: 88 ms so, 118 ms with three tags each).
  * Each dialect's compilers join the arguments their own way (sqlite/concat-args.ts,
- * postgres/pipe-chain.ts, sqlite/native-records-sql.ts).
+ * postgres/pipe-chain.ts, native-records-call.ts).
  */
-export class FixedTextArgs {
-  private readonly args: string[] = [];
+export class FixedTextArgs<T = string> {
+  private readonly args: T[] = [];
   private fixed = '';
   private values = 0;
 
   /** `fixedArgument` makes gathered fixed text into its argument. */
-  constructor(private readonly fixedArgument: (text: string) => string) {}
+  constructor(private readonly fixedArgument: (text: string) => T) {}
 
   /** Fixed text, joined to whatever fixed text comes right before or after it. */
   text(text: string): void {
@@ -20,7 +20,7 @@ export class FixedTextArgs {
   }
 
   /** A value's expression. */
-  value(expression: string): void {
+  value(expression: T): void {
     this.flush();
     this.args.push(expression);
     this.values++;
@@ -32,7 +32,7 @@ export class FixedTextArgs {
   }
 
   /** The arguments: the values and the fixed text between them. */
-  list(): readonly string[] {
+  list(): readonly T[] {
     this.flush();
     return this.args;
   }

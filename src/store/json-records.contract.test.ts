@@ -116,7 +116,7 @@ for (const run of RECORDS_RUNS) {
         // The amounts are float8's shortest text, which needs extra_float_digits ≥ 1; the store pins it per connection.
         const name = new URL(testDb.url).pathname.slice(1);
         await executeRaw(testDb, `ALTER DATABASE ${name} SET extra_float_digits = 0`);
-        const fresh = await openDatabase(testDb.url);
+        const fresh = await openDatabase(testDb.url, { nativeRecords: run.nativeRecords });
         const kept = db;
         try {
           db = fresh;

@@ -11,6 +11,7 @@ import type { Database } from '../../src/store/types.js';
 import * as postgresPages from '../../src/store/postgres/record-pages.js';
 import * as sqlitePages from '../../src/store/sqlite/list-pages.js';
 import { findRecordsExtension } from '../../src/store/sqlite/records-extension.js';
+import { copyRecordsModule } from '../../src/store/postgres/native-copy-records.js';
 import { createTestDatabase, DIALECTS, executeRaw, type Dialect, type TestDatabase } from './dialects.js';
 import { buildMeta, collectChunks, inBatches, legacySample } from './format-items.js';
 
@@ -20,7 +21,7 @@ export interface BuiltRecords {
   bothWays(writer: RecordSourceWriter, items: readonly PriceItem[], meta: ExportMeta, onlyAvailable?: boolean, afterPublish?: (listId: number) => void | Promise<void>): Promise<{ viaStore: Buffer; viaJavaScript: Buffer; used: boolean }>;
 }
 
-/** A dialect the records' contract tests run on, and whether SQLite builds its pages with the C extension. */
+/** A dialect the records' contract tests run on, and whether it builds its pages with the C aggregates. */
 export interface RecordsRun {
   dialect: Dialect;
   nativeRecords?: boolean;
@@ -28,14 +29,17 @@ export interface RecordsRun {
 }
 
 /**
- * Each dialect this run reaches; SQLite twice where the C extension was built (build/native/):
- * its pages built by the extension, and by SQL (the fallback where no C compiler is).
+ * Each dialect this run reaches, twice where its C aggregates were built (build/native/): its
+ * pages built by them (SQLite's extension, PostgreSQL's module over the COPY), and by SQL (the
+ * fallback where no C compiler is).
  */
-export const RECORDS_RUNS: readonly RecordsRun[] = DIALECTS.flatMap((dialect): RecordsRun[] =>
-  dialect === 'sqlite' && findRecordsExtension() !== null
-    ? [{ dialect, nativeRecords: true, name: 'sqlite, C extension' }, { dialect, nativeRecords: false, name: 'sqlite, SQL' }]
-    : [{ dialect, name: dialect }],
-);
+export const RECORDS_RUNS: readonly RecordsRun[] = DIALECTS.flatMap((dialect): RecordsRun[] => {
+  const built = dialect === 'sqlite' ? findRecordsExtension() !== null : copyRecordsModule() !== null;
+  const native = dialect === 'sqlite' ? 'C extension' : 'C module over COPY';
+  return built
+    ? [{ dialect, nativeRecords: true, name: `${dialect}, ${native}` }, { dialect, nativeRecords: false, name: `${dialect}, SQL` }]
+    : [{ dialect, name: dialect }];
+});
 
 /** Items enough to fill a dialect's small first page and a whole page after it, and to start a third. */
 export function itemsAcrossPages(dialect: Dialect): number {

@@ -36,7 +36,7 @@ export async function createTestDatabase(dialect: Dialect, options: OpenOptions 
   await client.end();
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  const db = await openDatabase(url.toString());
+  const db = await openDatabase(url.toString(), options);
   await db.migrate();
   return {
     dialect,

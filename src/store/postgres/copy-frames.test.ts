@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CopyBinaryParser } from './copy-binary.js';
+import { CopyBytes } from './copy-bytes.js';
 import { CopyFrames } from './copy-frames.js';
 import { binaryCopyPieces } from '../../../test/support/binary-copy.js';
 
@@ -22,8 +23,7 @@ function message(type: string, body: string | Buffer = ''): Buffer {
 const copyData = (values: readonly (string | null)[]): Buffer[] => binaryCopyPieces(values).map((piece) => message('d', piece));
 
 /** Reads the chunks until the COPY ends: the records read, and what pg is handed (null while the COPY goes on). */
-function read(chunks: readonly Buffer[]): { data: string; handedBack: Buffer | null; after: Buffer[] } {
-  const parser = new CopyBinaryParser();
+function read(chunks: readonly Buffer[], parser: CopyBinaryParser | CopyBytes = new CopyBinaryParser()): { data: string; bytes: Buffer; handedBack: Buffer | null; after: Buffer[] } {
   const frames = new CopyFrames(parser);
   let handedBack: Buffer | null = null;
   const after: Buffer[] = [];
@@ -31,7 +31,8 @@ function read(chunks: readonly Buffer[]): { data: string; handedBack: Buffer | n
     if (handedBack !== null) after.push(chunk);
     else handedBack = frames.read(chunk);
   }
-  return { data: Buffer.concat(parser.take()).toString('utf8'), handedBack, after };
+  const bytes = Buffer.concat(parser.take());
+  return { data: bytes.toString('utf8'), bytes, handedBack, after };
 }
 
 const ROWS = ['{"a":1}', '', null, 'Смартфон 😀', 'x'.repeat(300), 'y'];
@@ -51,6 +52,17 @@ describe('COPY TO messages read off the socket', () => {
         assert.equal(data, RECORDS, `cut at ${i} and ${j}`);
         assert.ok(handedBack !== null, `cut at ${i} and ${j}: the end was seen`);
         assert.deepEqual(Buffer.concat([handedBack, ...after]), END, `cut at ${i} and ${j}`);
+      }
+    }
+  });
+
+  it('keeps the whole COPY for the C module (CopyBytes): every CopyData body in order, however the stream is cut', () => {
+    const bodies = Buffer.concat(copyData(ROWS).map((piece) => piece.subarray(5)));
+    for (let i = 0; i <= stream.length; i++) {
+      for (const j of [i, Math.min(stream.length, i + 1), Math.min(stream.length, i + 4), stream.length]) {
+        const { bytes, handedBack, after } = read([stream.subarray(0, i), stream.subarray(i, j), stream.subarray(j)], new CopyBytes());
+        assert.deepEqual(bytes, bodies, `cut at ${i} and ${j}`);
+        assert.deepEqual(Buffer.concat([handedBack ?? Buffer.alloc(0), ...after]), END, `cut at ${i} and ${j}`);
       }
     }
   });

@@ -34,6 +34,11 @@ export interface CopyDataSink {
   betweenRows(): boolean;
   /** One row's record: its bytes from `start` to `end`. */
   record(chunk: Uint8Array, start: number, end: number): void;
+  /**
+   * Whether `record` takes each whole CopyData message's body as it is, whatever it holds (the
+   * COPY's bytes kept whole, copy-bytes.ts), instead of a one-field row's value.
+   */
+  readonly wholeMessages?: boolean;
 }
 
 export class CopyFrames {
@@ -118,6 +123,7 @@ export class CopyFrames {
   private wholeRows(chunk: Buffer, offset: number, end: number): number {
     // A plain view of the chunk, made once: its records' subarrays are then V8's own (record's comment says why).
     const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.sink.wholeMessages) return this.wholeMessages(chunk, bytes, offset, end);
     while (end - offset >= ROW_FRAMING && chunk[offset] === COPY_DATA) {
       const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
       const fields = (chunk[offset + 5] << 8) | chunk[offset + 6];
@@ -126,6 +132,17 @@ export class CopyFrames {
       const start = offset + ROW_FRAMING;
       this.sink.record(bytes, start, start + size);
       offset = start + size;
+    }
+    return offset;
+  }
+
+  /** wholeRows for a sink that takes whole messages' bodies: any CopyData message whole in the chunk. */
+  private wholeMessages(chunk: Buffer, bytes: Uint8Array, offset: number, end: number): number {
+    while (end - offset >= HEADER_BYTES && chunk[offset] === COPY_DATA) {
+      const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
+      if (body < 0 || offset + HEADER_BYTES + body > end) break;
+      this.sink.record(bytes, offset + HEADER_BYTES, offset + HEADER_BYTES + body);
+      offset += HEADER_BYTES + body;
     }
     return offset;
   }

@@ -5,9 +5,13 @@ import { CopyFrames } from './copy-frames.js';
 
 type DataListener = (chunk: Buffer) => void;
 
+/** What reads the COPY's bytes: its records (copy-binary.ts) or the COPY whole (copy-bytes.ts). */
+export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & { readonly wholeMessages?: boolean };
+
 /**
  * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole (a
- * page is, record-pages.ts): `records` resolves to the rows' bytes, framing stripped. While the
+ * page is, record-pages.ts): `records` resolves to the rows' bytes, framing stripped; or, with a
+ * CopyBytes parser, any binary COPY's bytes whole (for native-copy-records.ts). While the
  * COPY's rows come, their messages are read off the socket by copy-frames.ts (which says why),
  * not by pg; pg gets the socket back for the messages that end the query. Where the connection
  * is not laid out as pg 8 lays it out (one 'data' listener), pg parses every message and hands
@@ -20,11 +24,14 @@ export class CopyRecordsQuery implements pg.Submittable {
   /** The records, in blocks of whole records (none for no rows). */
   readonly records: Promise<Buffer[]>;
   callback?: (error: Error | null) => void;
-  private readonly parser = new CopyBinaryParser();
   private failure: Error | null = null;
   private settle!: (error: Error | null) => void;
 
-  constructor(private readonly text: string) {
+  /** `parser` CopyBytes: `records` resolves to the whole COPY instead, as one block. */
+  constructor(
+    private readonly text: string,
+    private readonly parser: CopyParser = new CopyBinaryParser(),
+  ) {
     this.records = new Promise((resolve, reject) => {
       this.settle = (error) => {
         this.callback?.(error);
@@ -50,6 +57,7 @@ export class CopyRecordsQuery implements pg.Submittable {
       // After a failure the rows are read to the end of the COPY and dropped (push ignores them).
       betweenRows: () => this.failure === null && this.parser.betweenRows(),
       record: (chunk, start, end) => this.parser.record(chunk, start, end),
+      wholeMessages: this.parser.wholeMessages,
     });
     const listener: DataListener = (chunk) => {
       const rest = frames.read(chunk);

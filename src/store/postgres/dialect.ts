@@ -2,6 +2,7 @@ import pg from 'pg';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { PostgresItems } from './items.js';
+import { copyRecordsModule } from './native-copy-records.js';
 import { PostgresPublicationFeed } from './publication-feed.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
 
@@ -54,8 +55,10 @@ export class PostgresDialect implements SqlDialect {
   readonly keyLookups = null;
   private readonly pool: pg.Pool;
   readonly items: PostgresItems;
+  readonly nativeRecords: boolean;
 
-  constructor(databaseUrl: string) {
+  /** `nativeRecords: false` builds every page by the server's SQL even where the C module was built (the tests compare both). */
+  constructor(databaseUrl: string, options: { nativeRecords?: boolean } = {}) {
     // A partitioned network must not hang requests: new connections give up after 3 s and dead
     // ones are noticed by TCP keepalive; request-path reads carry their own timeout (REQUEST_READ_MS).
     this.pool = new pg.Pool({ connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true });
@@ -63,7 +66,13 @@ export class PostgresDialect implements SqlDialect {
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
     this.databaseUrl = databaseUrl;
-    this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config) });
+    this.nativeRecords = options.nativeRecords !== false && copyRecordsModule() !== null;
+    this.items = new PostgresItems({
+      pool: this.pool,
+      withClient: (work) => this.withClient(work),
+      timed: (config) => timed(config),
+      nativeRecords: this.nativeRecords,
+    });
   }
 
   private readonly databaseUrl: string;

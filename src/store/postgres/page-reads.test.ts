@@ -11,6 +11,7 @@ import { builtRecords, bytesOf, itemsAcrossPages } from '../../../test/support/b
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../test/support/dialects.js';
 import { buildMeta, plainItem } from '../../../test/support/format-items.js';
 import { PostgresItems } from './items.js';
+import { copyRecordsModule } from './native-copy-records.js';
 
 for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
   describe(`${dialect}: a render's page reads`, () => {
@@ -26,27 +27,31 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
       await testDb?.drop();
     });
 
-    it('leave the pooled connection with the settings it had', async () => {
-      const items = Array.from({ length: itemsAcrossPages(dialect) }, (_, i) => plainItem({ offer_id: `P-${i}`, price: i }));
-      const listId = await builtRecords(() => testDb.db).publish(items);
-      const store = new PostgresItems({
-        pool,
-        withClient: async (work) => {
-          const client = await pool.connect();
-          try {
-            return await work(client);
-          } finally {
-            client.release();
-          }
-        },
-        timed: (config) => config,
+    const lists = builtRecords(() => testDb.db);
+    for (const nativeRecords of [false, ...(copyRecordsModule() ? [true] : [])]) {
+      it(`leave the pooled connection with the settings it had (${nativeRecords ? 'the C module' : 'SQL'} records)`, async () => {
+        const items = Array.from({ length: itemsAcrossPages(dialect) }, (_, i) => plainItem({ offer_id: `P-${i}`, price: i }));
+        const listId = await lists.publish(items);
+        const store = new PostgresItems({
+          pool,
+          withClient: async (work) => {
+            const client = await pool.connect();
+            try {
+              return await work(client);
+            } finally {
+              client.release();
+            }
+          },
+          timed: (config) => config,
+          nativeRecords,
+        });
+        const spec = jsonRecordSpec(buildMeta(items).columns);
+        assert.ok(spec);
+        const rendered = await bytesOf(store.render(listId, spec, { onlyAvailable: false }));
+        assert.ok(rendered.includes(`"offer_id":"P-${items.length - 1}"`), 'every page was read');
+        const { rows } = await pool.query<{ bitmap: string }>("SELECT current_setting('enable_bitmapscan') AS bitmap");
+        assert.equal(rows[0].bitmap, 'on');
       });
-      const spec = jsonRecordSpec(buildMeta(items).columns);
-      assert.ok(spec);
-      const rendered = await bytesOf(store.render(listId, spec, { onlyAvailable: false }));
-      assert.ok(rendered.includes(`"offer_id":"P-${items.length - 1}"`), 'every page was read');
-      const { rows } = await pool.query<{ bitmap: string }>("SELECT current_setting('enable_bitmapscan') AS bitmap");
-      assert.equal(rows[0].bitmap, 'on');
-    });
+    }
   });
 }

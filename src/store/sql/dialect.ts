@@ -91,7 +91,10 @@ export interface SqlDialect {
   pendingMigrations(): Promise<number>;
   /** SQLite: the journal mode (`wal` expected). */
   journalMode?(): string;
-  /** SQLite: whether CSV/TSV, JSON, XML and YML pages are built by the C extension (records-extension.ts). */
+  /**
+   * Whether CSV/TSV, JSON, XML and YML pages are built by the C aggregates: SQLite's extension
+   * (sqlite/records-extension.ts), PostgreSQL's module over its COPY (postgres/native-copy-records.ts).
+   */
   readonly nativeRecords?: boolean;
   /** PostgreSQL: the pool's connections (metrics). */
   poolUse?(): { total: number; idle: number; waiting: number; max: number };

@@ -1,0 +1,104 @@
+/**
+ * The Node-API module that runs the records aggregates over a PostgreSQL binary COPY
+ * (native/copy_records.c): what it builds from hand-made COPY data, and that every malformed
+ * COPY or call is refused with a message, never a crash or a page of wrong bytes. The records
+ * contract tests (src/store/*-records.contract.test.ts) hold its pages to the writers' bytes
+ * against a real server.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SIGNATURE } from '../../../test/support/binary-copy.js';
+import { copyRecordsModule } from './native-copy-records.js';
+
+const module = copyRecordsModule();
+
+type Field = string | number | boolean | null;
+
+/** A binary COPY's bytes: the header (with an extension), a tuple per row (texts, int8s, booleans, NULLs), the trailer. */
+function binaryCopy(rows: readonly (readonly Field[])[], extension = Buffer.alloc(0)): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(extension.length, 4);
+  const pieces = [SIGNATURE, header, extension];
+  for (const row of rows) {
+    const count = Buffer.alloc(2);
+    count.writeInt16BE(row.length);
+    pieces.push(count);
+    for (const field of row) {
+      const bytes = field === null ? null
+        : typeof field === 'string' ? Buffer.from(field, 'utf8')
+        : typeof field === 'boolean' ? Buffer.from([field ? 1 : 0])
+        : (() => { const b = Buffer.alloc(8); b.writeBigInt64BE(BigInt(field)); return b; })();
+      const length = Buffer.alloc(4);
+      length.writeInt32BE(bytes === null ? -1 : bytes.length);
+      pieces.push(bytes ? Buffer.concat([length, bytes]) : length);
+    }
+  }
+  pieces.push(Buffer.from([0xff, 0xff]));
+  return Buffer.concat(pieces);
+}
+
+/** CSV records of (seq, a text, an integer, a boolean): the delimited aggregate's call over columns 0–3. */
+const CSV_ARGS = ['tib', ',', '.', '\n', 0, 1, 2, 3];
+const CSV_TYPES = 'itib';
+const csv = (copy: Buffer) => module!.build('price_export_delimited', CSV_ARGS, CSV_TYPES, copy);
+
+describe('the records module over a binary COPY', { skip: module === null && 'build/native/ has no price_export_copy_records.node (npm run build)' }, () => {
+  it('builds the records of the rows in order: texts quoted as needed, NULLs empty, booleans as 1/0, negative integers', async () => {
+    const page = await csv(binaryCopy([[1, 'a,b', 5, true], [2, 'Смартфон 😀', null, false], [3, '', -42, true]]));
+    assert.equal(page?.toString('utf8'), '"a,b",5,1\nСмартфон 😀,,0\n,-42,1\n');
+  });
+
+  it('reads int2 and int4 fields too, and skips a header extension', async () => {
+    const copy = binaryCopy([[7, 'x', 1, true]], Buffer.from('ext!'));
+    // The seq as an int4 (4 bytes): rewrite its length and value in place.
+    const at = copy.indexOf(Buffer.from([0, 4, 0, 0, 0, 8]));
+    const int4 = Buffer.concat([copy.subarray(0, at + 2), Buffer.from([0, 0, 0, 4, 0, 0, 0, 7]), copy.subarray(at + 14)]);
+    assert.equal((await csv(int4))?.toString('utf8'), 'x,1,1\n');
+  });
+
+  it('answers null for a COPY of no rows', async () => {
+    assert.equal(await csv(binaryCopy([])), null);
+  });
+
+  it('takes constants: texts and NULLs', async () => {
+    const page = await module!.build('price_export_delimited', ['lll', ';', ',', '\r\n', 0, 'c1', null, 'c3'], 'i', binaryCopy([[1], [2]]));
+    assert.equal(page?.toString('utf8'), 'c1;;c3\r\nc1;;c3\r\n');
+  });
+
+  it('refuses a malformed COPY with what is wrong', async () => {
+    const good = binaryCopy([[1, 'a', 1, true], [2, 'b', 2, false]]);
+    const cases: [string, Buffer, RegExp][] = [
+      ['no signature', Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\x01', 'latin1'), good.subarray(11)]), /not a binary COPY signature/],
+      ['critical flags', Buffer.concat([good.subarray(0, 11), Buffer.from([0, 1, 0, 0]), good.subarray(15)]), /unknown critical flags/],
+      ['no trailer', good.subarray(0, good.length - 2), /ended before its trailer/],
+      ['cut inside a field', good.subarray(0, good.length - 5), /past the data|cut short/],
+      ['data after the trailer', Buffer.concat([good, Buffer.from([0])]), /data after the trailer/],
+      ['a row of another width', binaryCopy([[1, 'a', 1]]), /another number of fields/],
+      ['an integer of three bytes', Buffer.concat([good.subarray(0, 21), Buffer.from([0, 0, 0, 3, 0, 0, 1]), good.subarray(33)]), /integer or boolean field of another size/],
+      ['rows out of publication order', binaryCopy([[2, 'a', 1, true], [1, 'b', 2, true]]), /rows out of publication order/],
+      ['an empty buffer', Buffer.alloc(0), /not a binary COPY signature/],
+    ];
+    for (const [what, copy, message] of cases) await assert.rejects(csv(copy), message, what);
+  });
+
+  it('refuses a NULL where every item has a value (the aggregate\'s own check)', async () => {
+    await assert.rejects(module!.build('price_export_json', ['s', 0, 1], 'it', binaryCopy([[1, null]])), /a text every item has is NULL/);
+  });
+
+  it('refuses a call it cannot make, before reading anything', () => {
+    const copy = binaryCopy([]);
+    assert.throws(() => module!.build('price_export_nothing', CSV_ARGS, CSV_TYPES, copy), /no aggregate of that name/);
+    assert.throws(() => module!.build('price_export_delimited', [...CSV_ARGS, 4], CSV_TYPES, copy), /column number past columnTypes/);
+    assert.throws(() => module!.build('price_export_delimited', CSV_ARGS, 'itix', copy), /one of t, i, b/);
+    assert.throws(() => module!.build('price_export_delimited', [...CSV_ARGS, {}] as never, CSV_TYPES, copy), /a column number, a string or null/);
+    assert.throws(() => module!.build('price_export_delimited', CSV_ARGS, CSV_TYPES, 'bytes' as never), /a Buffer/);
+  });
+
+  it('builds many pages at once on the worker threads, each its own bytes', async () => {
+    const pages = await Promise.all(Array.from({ length: 64 }, (_, i) => csv(binaryCopy(Array.from({ length: 500 }, (_, r) => [r, `p${i}`, r, r % 2 === 0])))));
+    pages.forEach((page, i) => {
+      const expected = Array.from({ length: 500 }, (_, r) => `p${i},${r},${r % 2 === 0 ? 1 : 0}\n`).join('');
+      assert.equal(page?.toString('utf8'), expected, `page ${i}`);
+    });
+  });
+});

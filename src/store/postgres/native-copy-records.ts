@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import type { RecordSpec } from '../../model/record-spec.js';
+import { findNativeBuild, RECORDS_EXTENSION_VERSION } from '../native-builds.js';
+import { nativeRecordsCall, type NativeArgument, type NativeCall } from '../native-records-call.js';
+import type { StoredField } from '../stored-fields.js';
+import { literal } from './sql-literal.js';
+
+/*
+ * PostgreSQL's pages built in the instance by the C aggregates SQLite's pages run
+ * (native/copy_records.c says how): the server sends the plain columns a record reads, as psql
+ * would get them, and the records are built off the event loop. The server's record expressions
+ * (delimited-, json-, xml-, yml-sql.ts) stay the reference and the fallback where the module was
+ * not built; postgres's runs of the records contract tests hold both to the writers' bytes.
+ */
+
+interface CopyRecordsModule {
+  build(name: string, args: readonly (number | string | null)[], columnTypes: string, copy: Buffer): Promise<Buffer | null>;
+  version(): number | null;
+}
+
+const FILE = 'price_export_copy_records.node';
+
+let loaded: CopyRecordsModule | null | undefined;
+
+/** The built module, or null when it was not built, cannot be loaded, or is of another version. */
+export function copyRecordsModule(): CopyRecordsModule | null {
+  if (loaded !== undefined) return loaded;
+  const path = findNativeBuild(FILE);
+  loaded = null;
+  if (path === null) return null;
+  try {
+    const module = createRequire(import.meta.url)(path) as CopyRecordsModule;
+    if (module.version() === RECORDS_EXTENSION_VERSION) loaded = module;
+  } catch {
+    // Built for another platform, or an older build without version(): the SQL records are the same bytes.
+  }
+  return loaded;
+}
+
+/** The type letter of a column for the module (t text, i integer, b boolean), as the schema has it. */
+const COLUMN_TYPES: Record<StoredField | 'seq' | 'extra', 't' | 'i' | 'b'> = {
+  seq: 'i', offer_id: 't', name: 't', price: 'i', old_price: 'i', currency: 't', available: 'b', quantity: 'i', url: 't', extra: 't',
+};
+
+/** A page's plan: the COPY's select list, its columns' types, and the call's arguments over them. */
+export interface NativeCopyPlan {
+  select: string;
+  call: NativeCall['name'];
+  args: readonly (number | string | null)[];
+  columnTypes: string;
+}
+
+/** How `spec`'s records are built from a COPY of the columns; null where no aggregate builds them (nativeRecordsCall). */
+export function nativeCopyPlan(spec: RecordSpec): NativeCopyPlan | null {
+  const call = nativeRecordsCall(spec);
+  if (call === null) return null;
+  const columns = new Map<string, number>();
+  let columnTypes = '';
+  const column = (expression: string, type: 't' | 'i' | 'b'): number => {
+    let at = columns.get(expression);
+    if (at === undefined) {
+      at = columns.size;
+      columns.set(expression, at);
+      columnTypes += type;
+    }
+    return at;
+  };
+  const argument = (arg: NativeArgument): number | string | null => {
+    if ('text' in arg) return arg.text;
+    if ('column' in arg) return column(arg.column, COLUMN_TYPES[arg.column]);
+    return column(`CASE ${arg.spelled} ${arg.cases.map(([was, is]) => `WHEN ${literal(was)} THEN ${literal(is)}`).join(' ')} END`, 't');
+  };
+  const args = call.args.map(argument);
+  return { select: [...columns.keys()].join(', '), call: call.name, args, columnTypes };
+}

@@ -1,34 +1,34 @@
 /**
- * A binary COPY's bytes kept whole (the CopyData messages' bodies one after another: the format
- * PostgreSQL's docs give for a COPY file), for native-copy-records.ts, whose C reads the rows
- * and checks the signature and the trailer itself. Gathered in blocks of BLOCK_BYTES and joined
- * once when taken: no doubling buffer copied again and again as a page grows.
+ * A binary COPY's CopyData messages kept whole, framing and all, for native-copy-records.ts,
+ * whose C strips the framing while it copies the bodies into one buffer, then reads the rows
+ * and checks the signature and the trailer itself. Nothing is copied here: the pieces are views
+ * of the socket's chunks (each chunk a buffer of its own, never reused), a run of whole messages
+ * per chunk, so the event loop does a few operations per chunk instead of a copy per row (a
+ * copy per row cost the instance 13–15 ms of a 100k-item first XML render; bench/RESULTS.md,
+ * "2026-11-27, day").
  */
-const BLOCK_BYTES = 1024 * 1024;
+const COPY_DATA = 0x64; // d
 
 export class CopyBytes {
   readonly wholeMessages = true;
-  private blocks: Buffer[] = [];
-  private out: Buffer = Buffer.allocUnsafe(0);
-  private written = 0;
+  private pieces: Buffer[] = [];
 
-  /** A piece of the COPY: any bytes, in order. */
+  /** A piece of a message's body, read in pieces (after `message`). */
   push(chunk: Uint8Array, start = 0, end = chunk.length): void {
-    while (start < end) {
-      if (this.written === this.out.length) {
-        this.fill();
-        this.out = Buffer.allocUnsafe(BLOCK_BYTES);
-      }
-      const used = Math.min(end - start, this.out.length - this.written);
-      this.out.set(chunk.subarray(start, start + used), this.written);
-      this.written += used;
-      start += used;
-    }
+    if (end > start) this.pieces.push(Buffer.from(chunk.buffer, chunk.byteOffset + start, end - start));
   }
 
-  /** A whole CopyData message's body (copy-frames.ts wholeMessages): like any piece. */
+  /** A run of whole CopyData messages, framing and all. */
   record(chunk: Uint8Array, start: number, end: number): void {
     this.push(chunk, start, end);
+  }
+
+  /** A message read in pieces begins: its header, made again, so the pieces stay a stream of whole messages. */
+  message(length: number): void {
+    const header = Buffer.allocUnsafe(5);
+    header[0] = COPY_DATA;
+    header.writeInt32BE(length + 4, 1);
+    this.pieces.push(header);
   }
 
   /** Always: a piece need not end a row. */
@@ -36,21 +36,13 @@ export class CopyBytes {
     return true;
   }
 
-  /** The bytes so far, as one Buffer (none when none). */
+  /** The messages so far, in pieces (none when none). */
   take(): Buffer[] {
-    this.fill();
-    const blocks = this.blocks;
-    this.blocks = [];
-    this.out = Buffer.allocUnsafe(0);
-    if (blocks.length <= 1) return blocks;
-    return [Buffer.concat(blocks)];
+    const pieces = this.pieces;
+    this.pieces = [];
+    return pieces;
   }
 
   /** The C reads the trailer: nothing to check here. */
   end(): void {}
-
-  private fill(): void {
-    if (this.written > 0) this.blocks.push(this.out.subarray(0, this.written));
-    this.written = 0;
-  }
 }

@@ -35,10 +35,13 @@ export interface CopyDataSink {
   /** One row's record: its bytes from `start` to `end`. */
   record(chunk: Uint8Array, start: number, end: number): void;
   /**
-   * Whether `record` takes each whole CopyData message's body as it is, whatever it holds (the
-   * COPY's bytes kept whole, copy-bytes.ts), instead of a one-field row's value.
+   * Whether the sink keeps the CopyData messages whole, framing and all (copy-bytes.ts), instead
+   * of one-field rows' values: `record` then takes runs of whole CopyData messages as they are,
+   * and a message read in pieces comes as `message` (its body's length), then its body by `push`.
    */
   readonly wholeMessages?: boolean;
+  /** A CopyData message of `length` body bytes begins; its body comes by `push` (wholeMessages sinks). */
+  message?(length: number): void;
 }
 
 export class CopyFrames {
@@ -136,14 +139,15 @@ export class CopyFrames {
     return offset;
   }
 
-  /** wholeRows for a sink that takes whole messages' bodies: any CopyData message whole in the chunk. */
+  /** wholeRows for a sink that keeps messages whole: the run of CopyData messages whole in the chunk, as one piece. */
   private wholeMessages(chunk: Buffer, bytes: Uint8Array, offset: number, end: number): number {
+    const start = offset;
     while (end - offset >= HEADER_BYTES && chunk[offset] === COPY_DATA) {
       const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
       if (body < 0 || offset + HEADER_BYTES + body > end) break;
-      this.sink.record(bytes, offset + HEADER_BYTES, offset + HEADER_BYTES + body);
       offset += HEADER_BYTES + body;
     }
+    if (offset > start) this.sink.record(bytes, start, offset);
     return offset;
   }
 
@@ -159,5 +163,6 @@ export class CopyFrames {
     if (code === COPY_OUT_RESPONSE) this.copying = true;
     this.inCopyData = code === COPY_DATA;
     this.bodyLeft = length;
+    if (this.inCopyData && this.sink.wholeMessages) this.sink.message?.(length);
   }
 }

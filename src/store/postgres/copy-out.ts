@@ -1,12 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { CopyBinaryParser } from './copy-binary.js';
-import { CopyFrames } from './copy-frames.js';
+import { CopyFrames, type CopyDataSink } from './copy-frames.js';
 
 type DataListener = (chunk: Buffer) => void;
 
 /** What reads the COPY's bytes: its records (copy-binary.ts) or the COPY whole (copy-bytes.ts). */
-export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & { readonly wholeMessages?: boolean };
+export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & Pick<CopyDataSink, 'wholeMessages' | 'message'>;
 
 /**
  * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole (a
@@ -58,6 +58,7 @@ export class CopyRecordsQuery implements pg.Submittable {
       betweenRows: () => this.failure === null && this.parser.betweenRows(),
       record: (chunk, start, end) => this.parser.record(chunk, start, end),
       wholeMessages: this.parser.wholeMessages,
+      message: (length) => this.parser.message?.(length),
     });
     const listener: DataListener = (chunk) => {
       const rest = frames.read(chunk);
@@ -83,6 +84,12 @@ export class CopyRecordsQuery implements pg.Submittable {
   }
 
   handleCopyData(message: { chunk: Buffer }): void {
+    if (this.parser.wholeMessages) {
+      // pg's parser may reuse the bytes of its chunk: a sink that keeps them gets its own copy, framed again.
+      this.parser.message?.(message.chunk.length);
+      this.copyData(Buffer.from(message.chunk), 0, message.chunk.length);
+      return;
+    }
     this.copyData(message.chunk, 0, message.chunk.length);
   }
 

@@ -37,10 +37,22 @@ function binaryCopy(rows: readonly (readonly Field[])[], extension = Buffer.allo
   return Buffer.concat(pieces);
 }
 
+/** A CopyData message: 'd', an int32 length that counts itself, the body. */
+function message(body: Buffer): Buffer {
+  const header = Buffer.alloc(5);
+  header.write('d', 0, 'latin1');
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+
+/** The COPY as the server sends it: one CopyData message of the whole, in one piece. */
+const messages = (copy: Buffer): Buffer[] => [message(copy)];
+
 /** CSV records of (seq, a text, an integer, a boolean): the delimited aggregate's call over columns 0–3. */
 const CSV_ARGS = ['tib', ',', '.', '\n', 0, 1, 2, 3];
 const CSV_TYPES = 'itib';
-const csv = (copy: Buffer) => module!.build('price_export_delimited', CSV_ARGS, CSV_TYPES, copy);
+const csvOf = (pieces: Buffer[]) => module!.build('price_export_delimited', CSV_ARGS, CSV_TYPES, pieces);
+const csv = (copy: Buffer) => csvOf(messages(copy));
 
 describe('the records module over a binary COPY', { skip: module === null && 'build/native/ has no price_export_copy_records.node (npm run build)' }, () => {
   it('builds the records of the rows in order: texts quoted as needed, NULLs empty, booleans as 1/0, negative integers', async () => {
@@ -61,8 +73,30 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
   });
 
   it('takes constants: texts and NULLs', async () => {
-    const page = await module!.build('price_export_delimited', ['lll', ';', ',', '\r\n', 0, 'c1', null, 'c3'], 'i', binaryCopy([[1], [2]]));
+    const page = await module!.build('price_export_delimited', ['lll', ';', ',', '\r\n', 0, 'c1', null, 'c3'], 'i', messages(binaryCopy([[1], [2]])));
     assert.equal(page?.toString('utf8'), 'c1;;c3\r\nc1;;c3\r\n');
+  });
+
+  it('strips the messages\' framing however they are cut into pieces', async () => {
+    const copy = binaryCopy([[1, 'a', 10, true], [2, 'Я', 20, false], [3, 'c', null, true]]);
+    // As a server sends it: the header in a message of its own, then a message per row, the trailer.
+    const cuts = [19, 19 + 2 + 8 + 4 + 4 + 1 + 4 + 8 + 4 + 1, copy.length - 2];
+    const framed = Buffer.concat([0, ...cuts].map((from, i) => message(copy.subarray(from, [...cuts, copy.length][i]))));
+    const expected = 'a,10,1\nЯ,20,0\nc,,1\n';
+    for (let i = 0; i <= framed.length; i++) {
+      for (const j of [i, Math.min(framed.length, i + 3)]) {
+        const page = await csvOf([framed.subarray(0, i), framed.subarray(i, j), framed.subarray(j)]);
+        assert.equal(page?.toString('utf8'), expected, `cut at ${i} and ${j}`);
+      }
+    }
+  });
+
+  it('refuses what is no whole CopyData message', async () => {
+    const framed = messages(binaryCopy([[1, 'a', 1, true]]))[0];
+    await assert.rejects(csvOf([framed.subarray(0, framed.length - 1)]), /a CopyData message cut short/);
+    await assert.rejects(csvOf([framed.subarray(0, 3)]), /a CopyData message cut short/);
+    await assert.rejects(csvOf([framed, Buffer.from('C\0\0\0\x05x', 'latin1')]), /no CopyData/);
+    await assert.rejects(csvOf([]), /not a binary COPY signature/);
   });
 
   it('refuses a malformed COPY with what is wrong', async () => {
@@ -82,16 +116,17 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
   });
 
   it('refuses a NULL where every item has a value (the aggregate\'s own check)', async () => {
-    await assert.rejects(module!.build('price_export_json', ['s', 0, 1], 'it', binaryCopy([[1, null]])), /a text every item has is NULL/);
+    await assert.rejects(module!.build('price_export_json', ['s', 0, 1], 'it', messages(binaryCopy([[1, null]]))), /a text every item has is NULL/);
   });
 
   it('refuses a call it cannot make, before reading anything', () => {
-    const copy = binaryCopy([]);
+    const copy = messages(binaryCopy([]));
     assert.throws(() => module!.build('price_export_nothing', CSV_ARGS, CSV_TYPES, copy), /no aggregate of that name/);
     assert.throws(() => module!.build('price_export_delimited', [...CSV_ARGS, 4], CSV_TYPES, copy), /column number past columnTypes/);
     assert.throws(() => module!.build('price_export_delimited', CSV_ARGS, 'itix', copy), /one of t, i, b/);
     assert.throws(() => module!.build('price_export_delimited', [...CSV_ARGS, {}] as never, CSV_TYPES, copy), /a column number, a string or null/);
-    assert.throws(() => module!.build('price_export_delimited', CSV_ARGS, CSV_TYPES, 'bytes' as never), /a Buffer/);
+    assert.throws(() => module!.build('price_export_delimited', CSV_ARGS, CSV_TYPES, Buffer.alloc(0) as never), /an array of Buffers/);
+    assert.throws(() => module!.build('price_export_delimited', CSV_ARGS, CSV_TYPES, ['bytes'] as never), /an array of Buffers/);
   });
 
   it('builds many pages at once on the worker threads, each its own bytes', async () => {

@@ -14,7 +14,8 @@ import { literal } from './sql-literal.js';
  */
 
 interface CopyRecordsModule {
-  build(name: string, args: readonly (number | string | null)[], columnTypes: string, copy: Buffer): Promise<Buffer | null>;
+  /** `messages`: the COPY's CopyData messages, framing and all, cut anywhere (copy-bytes.ts). */
+  build(name: string, args: readonly (number | string | null)[], columnTypes: string, messages: readonly Buffer[]): Promise<Buffer | null>;
   version(): number | null;
 }
 

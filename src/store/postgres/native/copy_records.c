@@ -16,14 +16,17 @@
  * one page (struct sqlite3_context), then calls the step and final functions the extension
  * registered by name. Nothing of SQLite itself is linked in.
  *
- *   build(name, arguments, columnTypes, copy) → Promise<Buffer | null>
+ *   build(name, arguments, columnTypes, messages) → Promise<Buffer | null>
  *
  * `name` an aggregate (price_export_json …); `arguments` one entry per argument of its call: a
  * number is a column of the COPY's rows (0-based), a string a text constant, null a NULL;
  * `columnTypes` one letter per column: `t` text, `i` an integer (int2, int4 or int8), `b` a
- * boolean (read as the integer 0 or 1, as SQLite stores it); `copy` the whole binary COPY
- * (PostgreSQL docs, "COPY", Binary Format). The promise gives the page's bytes, null for no
- * rows, or fails with the aggregate's or the parser's error.
+ * boolean (read as the integer 0 or 1, as SQLite stores it); `messages` the COPY's CopyData
+ * messages as the server sent them, framing and all, in Buffers cut anywhere (views of the
+ * socket's chunks: copy-bytes.ts): their bodies, joined, are the binary COPY (PostgreSQL docs,
+ * "COPY", Binary Format). The framing is stripped here, on the worker thread, while the bodies are
+ * copied into one buffer. The promise gives the page's bytes, null for no rows, or fails with the
+ * aggregate's or the parser's error.
  *
  * Built with -fvisibility=hidden and -Bsymbolic (scripts/build-native.mjs): SQLite loads the
  * extension's own build into the same process with RTLD_GLOBAL, and its symbols of the same
@@ -189,10 +192,19 @@ static int integer_field(const unsigned char *at, int32_t length, sqlite3_int64 
 
 /* One call of build(): what the worker thread reads, and what it leaves for the main thread. */
 typedef struct {
+  const unsigned char *bytes;
+  size_t length;
+} Piece;
+
+typedef struct {
   napi_async_work work;
   napi_deferred deferred;
-  napi_ref copy_ref;
-  const unsigned char *copy;
+  /* The array of messages' pieces, kept alive while the worker reads them. */
+  napi_ref pieces_ref;
+  Piece *pieces;
+  uint32_t piece_count;
+  /* The COPY, the framing stripped (unframe). */
+  unsigned char *copy;
   size_t copy_length;
   int function;
   int argument_count;
@@ -284,10 +296,47 @@ done:
   free(argv);
 }
 
+/* The CopyData messages' bodies, joined into build->copy; sets build->error on anything else. */
+static void unframe(Build *build) {
+  size_t total = 0;
+  for (uint32_t i = 0; i < build->piece_count; i++) total += build->pieces[i].length;
+  build->copy = malloc(total ? total : 1);
+  if (!build->copy) {
+    build->error = "out of memory";
+    return;
+  }
+  unsigned char header[5];
+  int header_have = 0;
+  size_t body_left = 0, length = 0;
+  for (uint32_t i = 0; i < build->piece_count; i++) {
+    const unsigned char *at = build->pieces[i].bytes, *end = at + build->pieces[i].length;
+    while (at < end) {
+      if (body_left > 0) {
+        size_t used = (size_t)(end - at) < body_left ? (size_t)(end - at) : body_left;
+        memcpy(build->copy + length, at, used);
+        length += used, at += used, body_left -= used;
+        continue;
+      }
+      header[header_have++] = *at++;
+      if (header_have < 5) continue;
+      header_have = 0;
+      int32_t size = int32_at(header + 1);
+      if (header[0] != 'd' || size < 4) {
+        build->error = "COPY: a message that is no CopyData among the rows";
+        return;
+      }
+      body_left = (size_t)size - 4;
+    }
+  }
+  if (header_have > 0 || body_left > 0) build->error = "COPY: a CopyData message cut short";
+  build->copy_length = length;
+}
+
 static void execute(napi_env env, void *data) {
   (void)env;
   Build *build = data;
-  run_rows(build);
+  unframe(build);
+  if (!build->error) run_rows(build);
   /* Final frees the aggregate's state whether or not the rows were read whole. */
   functions[build->function].final(&build->context);
   free(build->context.aggregate);
@@ -301,7 +350,9 @@ static void free_blob(napi_env env, void *data, void *hint) {
 }
 
 static void release(napi_env env, Build *build) {
-  if (build->copy_ref) napi_delete_reference(env, build->copy_ref);
+  if (build->pieces_ref) napi_delete_reference(env, build->pieces_ref);
+  free(build->pieces);
+  free(build->copy);
   if (build->work) napi_delete_async_work(env, build->work);
   free(build->columns);
   free(build->constants);
@@ -355,7 +406,7 @@ static napi_value build(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value args[4];
   napi_get_cb_info(env, info, &argc, args, NULL, NULL);
-  if (argc != 4) return usage(env, "build(name, arguments, columnTypes, copy)");
+  if (argc != 4) return usage(env, "build(name, arguments, columnTypes, messages)");
 
   char name[48];
   size_t name_length;
@@ -363,9 +414,9 @@ static napi_value build(napi_env env, napi_callback_info info) {
   int function = find_function(name);
   if (function < 0 || !functions[function].step) return usage(env, "name: no aggregate of that name");
 
-  bool is_buffer;
-  napi_is_buffer(env, args[3], &is_buffer);
-  if (!is_buffer) return usage(env, "copy: a Buffer");
+  bool is_array;
+  napi_is_array(env, args[3], &is_array);
+  if (!is_array) return usage(env, "messages: an array of Buffers");
 
   Build *build = calloc(1, sizeof(Build));
   if (!build) return usage(env, "out of memory");
@@ -388,7 +439,6 @@ static napi_value build(napi_env env, napi_callback_info info) {
   }
 
   uint32_t count;
-  bool is_array;
   napi_is_array(env, args[1], &is_array);
   if (!is_array) {
     release(env, build);
@@ -443,12 +493,22 @@ static napi_value build(napi_env env, napi_callback_info info) {
     }
   }
 
-  void *copy;
-  size_t copy_length;
-  napi_get_buffer_info(env, args[3], &copy, &copy_length);
-  build->copy = copy;
-  build->copy_length = copy_length;
-  napi_create_reference(env, args[3], 1, &build->copy_ref);
+  napi_get_array_length(env, args[3], &build->piece_count);
+  build->pieces = calloc(build->piece_count ? build->piece_count : 1, sizeof(Piece));
+  for (uint32_t i = 0; i < build->piece_count; i++) {
+    napi_value piece;
+    bool is_buffer;
+    napi_get_element(env, args[3], i, &piece);
+    napi_is_buffer(env, piece, &is_buffer);
+    if (!is_buffer) {
+      release(env, build);
+      return usage(env, "messages: an array of Buffers");
+    }
+    void *bytes;
+    napi_get_buffer_info(env, piece, &bytes, &build->pieces[i].length);
+    build->pieces[i].bytes = bytes;
+  }
+  napi_create_reference(env, args[3], 1, &build->pieces_ref);
 
   napi_value promise, resource_name;
   napi_create_promise(env, &build->deferred, &promise);

@@ -13,7 +13,7 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { jsonRecordSpec, jsonWriter } from '../formats/json.js';
-import { builtRecords, itemsAcrossPages, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { loneCharacterTexts, builtRecords, itemsAcrossPages, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import { EXACT_BELOW } from './sqlite/json-number-sql.js';
 import type { Database } from './types.js';
@@ -132,6 +132,14 @@ for (const run of RECORDS_RUNS) {
         }
       });
     }
+
+    it('escape a character wherever it falls among plain bytes', async () => {
+      const texts = loneCharacterTexts(['"', '\\', '\r', '\t', '\n', '\u0001', '\u001f']);
+      const items = texts.map((text, i) => plainItem({ offer_id: `L-${i}`, name: text, url: text }));
+      const { viaStore, viaJavaScript, used } = await bothWays(items, buildMeta(items));
+      assert.equal(used, true);
+      assert.equal(viaStore.toString('utf8'), viaJavaScript.toString('utf8'));
+    });
 
     it('crosses pages in order (more items than one page)', async () => {
       const items = Array.from({ length: itemsAcrossPages(dialect) }, (_, i) => plainItem({ offer_id: `P-${i}`, name: i % 3 ? `n ${i}` : `"q"\n${i}`, price: i, available: i % 4 !== 0 }));

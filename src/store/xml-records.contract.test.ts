@@ -12,7 +12,7 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { xmlRecordSpec, xmlWriter } from '../formats/xml.js';
-import { builtRecords, itemsAcrossPages, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { loneCharacterTexts, builtRecords, itemsAcrossPages, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
@@ -76,6 +76,14 @@ for (const run of RECORDS_RUNS) {
         }),
         { numRuns: 200 },
       );
+    });
+
+    it('escape a character wherever it falls among plain bytes', async () => {
+      const texts = loneCharacterTexts(['&', '<', '>', '"', '\r', '\t', '\n', '\u0001', '\u001f', '\uFFFE', '\uFFFF']);
+      const items = texts.map((text, i) => plainItem({ offer_id: `L-${i}`, name: text, url: text }));
+      const { viaStore, viaJavaScript, used } = await bothWays(items, buildMeta(items));
+      assert.equal(used, true);
+      assert.equal(viaStore.toString('utf8'), viaJavaScript.toString('utf8'));
     });
 
     it('crosses pages in order (more items than one page)', async () => {

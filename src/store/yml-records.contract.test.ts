@@ -13,7 +13,7 @@ import type { ExportMeta } from '../model/export-writer.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ProfileColumn } from '../model/profile.js';
 import { ymlRecordSpec, ymlWriter } from '../formats/yml.js';
-import { builtRecords, itemsAcrossPages, bytesOf, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
+import { loneCharacterTexts, builtRecords, itemsAcrossPages, bytesOf, createRunDatabase, legacySampleBothWays, RECORDS_RUNS, storedQuoteFree } from '../../test/support/built-records.js';
 import { buildMeta, inBatches, plainItem } from '../../test/support/format-items.js';
 import type { Database } from './types.js';
 
@@ -122,6 +122,14 @@ for (const run of RECORDS_RUNS) {
         ),
         { numRuns: 200 },
       );
+    });
+
+    it('escape a character wherever it falls among plain bytes, in texts and attribute values', async () => {
+      const texts = loneCharacterTexts(['&', '<', '>', '"', '\r', '\t', '\n', '\u0001', '\u001f', '\uFFFE', '\uFFFF']);
+      const items = texts.map((text, i) => plainItem({ offer_id: `L-${i}-${text}`, name: text, vendor: text, attributes: { [text]: text } }));
+      const { viaStore, viaJavaScript, used } = await bothWays(items, buildMeta(items));
+      assert.equal(used, true);
+      assert.equal(viaStore.toString('utf8'), viaJavaScript.toString('utf8'));
     });
 
     it('crosses pages in order (more items than one page)', async () => {

@@ -115,3 +115,17 @@ export async function legacySampleBothWays(bothWays: BothWays, check?: (viaStore
 export const storedQuoteFree = (testDb: () => TestDatabase, value: string) => async (listId: number): Promise<void> => {
   await executeRaw(testDb(), `UPDATE price_items SET quote_free = ${value} WHERE price_list_id = $1`, [listId]);
 };
+
+/**
+ * Texts of plain runs (ASCII and Cyrillic) with one of `characters` at every place from 0 to 17:
+ * the C scans pass eight plain bytes at a time (sqlite/native/records_page.h), so a character
+ * to escape must be found wherever it falls in or after a word. The random property tests' short,
+ * dense texts seldom put one alone among plain bytes.
+ */
+export function loneCharacterTexts(characters: readonly string[]): string[] {
+  const plain = 'abcdefghijklmnopqrstuvwxyz';
+  const cyrillic = 'ПлоскийЭкранСмартфонаАБВГД';
+  return characters.flatMap((character) =>
+    Array.from({ length: 18 }, (_, at) => [plain, cyrillic].map((run) => `${run.slice(0, at)}${character}${run.slice(at)}`)).flat(),
+  );
+}

@@ -84,6 +84,8 @@ void put_xml_escaped(Page *page, const unsigned char *text, sqlite3_int64 length
   sqlite3_int64 from = 0;
   unsigned char look = attribute ? 3 : 1;
   for (sqlite3_int64 i = 0; text && i < length; i++) {
+    while (i + 8 <= length && !xml_look_in(word_at(text + i))) i += 8;
+    if (i >= length) break;
     unsigned char c = text[i];
     if (!(XML_LOOK[c] & look)) continue;
     const char *reference;

@@ -48,6 +48,31 @@ static inline const unsigned char *text_of(sqlite3_value *value) {
   return sqlite3_value_type(value) == SQLITE_NULL ? NULL : (const unsigned char *)"";
 }
 
+/*
+ * Eight bytes of text as one word, and whether any of them is one a JSON string or XML text must
+ * escape: the scans pass eight plain bytes (most of a catalogue's text) with a few word
+ * operations instead of a test per byte. `zero_in` and `below_in` are the classic exact tests
+ * for "some byte is zero" and "some byte is below n" (n ≤ 128): a borrow can flag a byte only
+ * above one that truly is.
+ */
+static inline sqlite3_uint64 word_at(const unsigned char *bytes) {
+  sqlite3_uint64 word;
+  memcpy(&word, bytes, 8);
+  return word;
+}
+#define EACH_BYTE(b) (0x0101010101010101ULL * (sqlite3_uint64)(b))
+static inline sqlite3_uint64 zero_in(sqlite3_uint64 x) { return (x - EACH_BYTE(1)) & ~x & EACH_BYTE(0x80); }
+static inline sqlite3_uint64 below_in(sqlite3_uint64 x, unsigned char n) { return (x - EACH_BYTE(n)) & ~x & EACH_BYTE(0x80); }
+/* A control character, `"` or `\`. */
+static inline int json_escape_in(sqlite3_uint64 x) {
+  return (below_in(x, 0x20) | zero_in(x ^ EACH_BYTE('"')) | zero_in(x ^ EACH_BYTE('\\'))) != 0;
+}
+/* Any byte put_xml_escaped looks at, in a text or an attribute value: a control character, `&`, `<`, `>`, `"`, or 0xEF (U+FFFE, U+FFFF). */
+static inline int xml_look_in(sqlite3_uint64 x) {
+  return (below_in(x, 0x20) | zero_in(x ^ EACH_BYTE('&')) | zero_in(x ^ EACH_BYTE('<')) | zero_in(x ^ EACH_BYTE('>')) |
+          zero_in(x ^ EACH_BYTE('"')) | zero_in(x ^ EACH_BYTE(0xEF))) != 0;
+}
+
 void put_integer(Page *page, sqlite3_int64 value);
 void put_value_text(Page *page, sqlite3_value *value);
 /* An integer field: its digits, or what concat() would print for a value that is not an integer (none is stored so). */

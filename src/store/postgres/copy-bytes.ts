@@ -13,6 +13,9 @@ export class CopyBytes {
   readonly wholeMessages = true;
   private pieces: Buffer[] = [];
 
+  /** `runEnd`: the module's copyDataRun (copy-frames.ts CopyDataSink.runEnd). */
+  constructor(readonly runEnd?: (chunk: Buffer, offset: number) => number) {}
+
   /** A piece of a message's body, read in pieces (after `message`). */
   push(chunk: Uint8Array, start = 0, end = chunk.length): void {
     if (end > start) this.pieces.push(Buffer.from(chunk.buffer, chunk.byteOffset + start, end - start));

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { CopyBinaryParser } from './copy-binary.js';
 import { CopyBytes } from './copy-bytes.js';
 import { CopyFrames } from './copy-frames.js';
+import { copyRecordsModule } from './native-copy-records.js';
 import { binaryCopyPieces } from '../../../test/support/binary-copy.js';
 
 /** A protocol message: its type byte, an int32 length that counts itself, the body. */
@@ -56,16 +57,19 @@ describe('COPY TO messages read off the socket', () => {
     }
   });
 
-  it('keeps the CopyData messages whole for the C module (CopyBytes), framing and all, however the stream is cut', () => {
-    const messages = Buffer.concat(copyData(ROWS));
-    for (let i = 0; i <= stream.length; i++) {
-      for (const j of [i, Math.min(stream.length, i + 1), Math.min(stream.length, i + 4), stream.length]) {
-        const { bytes, handedBack, after } = read([stream.subarray(0, i), stream.subarray(i, j), stream.subarray(j)], new CopyBytes());
-        assert.deepEqual(bytes, messages, `cut at ${i} and ${j}`);
-        assert.deepEqual(Buffer.concat([handedBack ?? Buffer.alloc(0), ...after]), END, `cut at ${i} and ${j}`);
+  const runEnds = [undefined, copyRecordsModule()?.copyDataRun].filter((runEnd, i) => i === 0 || runEnd !== undefined);
+  for (const runEnd of runEnds) {
+    it(`keeps the CopyData messages whole for the C module (CopyBytes), framing and all, however the stream is cut (runs found ${runEnd ? 'by the module' : 'here'})`, () => {
+      const messages = Buffer.concat(copyData(ROWS));
+      for (let i = 0; i <= stream.length; i++) {
+        for (const j of [i, Math.min(stream.length, i + 1), Math.min(stream.length, i + 4), stream.length]) {
+          const { bytes, handedBack, after } = read([stream.subarray(0, i), stream.subarray(i, j), stream.subarray(j)], new CopyBytes(runEnd));
+          assert.deepEqual(bytes, messages, `cut at ${i} and ${j}`);
+          assert.deepEqual(Buffer.concat([handedBack ?? Buffer.alloc(0), ...after]), END, `cut at ${i} and ${j}`);
+        }
       }
-    }
-  });
+    });
+  }
 
   it('hands pg an error from its first byte on, mid-COPY or before it', () => {
     const error = message('E', 'SERROR\0Mdivision by zero\0\0');

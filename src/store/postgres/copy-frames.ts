@@ -42,6 +42,8 @@ export interface CopyDataSink {
   readonly wholeMessages?: boolean;
   /** A CopyData message of `length` body bytes begins; its body comes by `push` (wholeMessages sinks). */
   message?(length: number): void;
+  /** Where the run of whole CopyData messages from `offset` in `chunk` ends, found natively (wholeMessages sinks; else a loop here). */
+  runEnd?(chunk: Buffer, offset: number): number;
 }
 
 export class CopyFrames {
@@ -142,10 +144,14 @@ export class CopyFrames {
   /** wholeRows for a sink that keeps messages whole: the run of CopyData messages whole in the chunk, as one piece. */
   private wholeMessages(chunk: Buffer, bytes: Uint8Array, offset: number, end: number): number {
     const start = offset;
-    while (end - offset >= HEADER_BYTES && chunk[offset] === COPY_DATA) {
-      const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
-      if (body < 0 || offset + HEADER_BYTES + body > end) break;
-      offset += HEADER_BYTES + body;
+    if (this.sink.runEnd && end === chunk.length) {
+      offset = this.sink.runEnd(chunk, offset);
+    } else {
+      while (end - offset >= HEADER_BYTES && chunk[offset] === COPY_DATA) {
+        const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
+        if (body < 0 || offset + HEADER_BYTES + body > end) break;
+        offset += HEADER_BYTES + body;
+      }
     }
     if (offset > start) this.sink.record(bytes, start, offset);
     return offset;

@@ -6,7 +6,7 @@ import { CopyFrames, type CopyDataSink } from './copy-frames.js';
 type DataListener = (chunk: Buffer) => void;
 
 /** What reads the COPY's bytes: its records (copy-binary.ts) or the COPY whole (copy-bytes.ts). */
-export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & Pick<CopyDataSink, 'wholeMessages' | 'message'>;
+export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & Pick<CopyDataSink, 'wholeMessages' | 'message' | 'runEnd'>;
 
 /**
  * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole (a
@@ -59,6 +59,7 @@ export class CopyRecordsQuery implements pg.Submittable {
       record: (chunk, start, end) => this.parser.record(chunk, start, end),
       wholeMessages: this.parser.wholeMessages,
       message: (length) => this.parser.message?.(length),
+      runEnd: this.parser.runEnd,
     });
     const listener: DataListener = (chunk) => {
       const rest = frames.read(chunk);

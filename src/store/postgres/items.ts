@@ -131,7 +131,7 @@ export class PostgresItems implements DialectItems {
       // The plain columns, by the index scan in seq order as below; the C builds the page's records.
       const page = (from: number, to: number) => `COPY (SELECT ${native.select} FROM price_items ${where(from, to)} ORDER BY seq) TO STDOUT (FORMAT binary)`;
       yield* recordPages(await bounds(), async (from, to) => {
-        const messages = await this.copyRecords(page(from, to), new CopyBytes());
+        const messages = await this.copyRecords(page(from, to), new CopyBytes(module.copyDataRun));
         const records = await module.build(native.call, native.args, native.columnTypes, messages);
         return records === null || records.length === 0 ? [] : [records];
       });

@@ -99,6 +99,19 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
     await assert.rejects(csvOf([]), /not a binary COPY signature/);
   });
 
+  it('finds where a run of whole CopyData messages ends in a chunk (copyDataRun)', () => {
+    const [one, two] = [message(Buffer.from('first')), message(Buffer.from('second row'))];
+    const chunk = Buffer.concat([one, two, Buffer.from('c\0\0\0\x04'), one]);
+    assert.equal(module!.copyDataRun(chunk, 0), one.length + two.length, 'up to the CopyDone');
+    assert.equal(module!.copyDataRun(chunk, one.length), one.length + two.length, 'from an offset');
+    assert.equal(module!.copyDataRun(chunk, chunk.length), chunk.length, 'at the end');
+    const cut = Buffer.concat([one, two.subarray(0, 7)]);
+    assert.equal(module!.copyDataRun(cut, 0), one.length, 'up to a message the chunk cuts');
+    assert.equal(module!.copyDataRun(Buffer.concat([one, two.subarray(0, 3)]), 0), one.length, 'up to a header the chunk cuts');
+    assert.throws(() => module!.copyDataRun(chunk, chunk.length + 1), /an offset in it/);
+    assert.throws(() => module!.copyDataRun('x' as never, 0), /a Buffer and an offset/);
+  });
+
   it('refuses a malformed COPY with what is wrong', async () => {
     const good = binaryCopy([[1, 'a', 1, true], [2, 'b', 2, false]]);
     const cases: [string, Buffer, RegExp][] = [

@@ -17,6 +17,8 @@ interface CopyRecordsModule {
   /** `messages`: the COPY's CopyData messages, framing and all, cut anywhere (copy-bytes.ts). */
   build(name: string, args: readonly (number | string | null)[], columnTypes: string, messages: readonly Buffer[]): Promise<Buffer | null>;
   version(): number | null;
+  /** The offset after the run of whole CopyData messages from `offset` in `chunk`. */
+  copyDataRun(chunk: Buffer, offset: number): number;
 }
 
 const FILE = 'price_export_copy_records.node';

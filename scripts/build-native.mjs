@@ -63,9 +63,12 @@ function build() {
   // Hidden symbols, bound inside the module: SQLite loads the extension, built from the same
   // sources, into the same process with RTLD_GLOBAL, and its symbols must not stand in for these.
   const module = process.platform === 'darwin' ? ['-bundle', '-undefined', 'dynamic_lookup'] : ['-shared', '-fPIC', '-Wl,-Bsymbolic'];
-  compile('the PostgreSQL records module', 'price_export_copy_records.node', [...module, '-fvisibility=hidden', `-I${sqliteHeaders}`, `-I${nodeHeaders}`], [
+  // PRICE_EXPORT_COPY_VALUES: the aggregates read the module's values in place (postgres/native/copy_values.h).
+  const moduleSources = join(root, 'src/store/postgres/native');
+  const flags = [...module, '-fvisibility=hidden', '-DPRICE_EXPORT_COPY_VALUES', `-I${moduleSources}`, `-I${sqliteHeaders}`, `-I${nodeHeaders}`];
+  compile('the PostgreSQL records module', 'price_export_copy_records.node', flags, [
     ...sources,
-    join(root, 'src/store/postgres/native/copy_records.c'),
+    join(moduleSources, 'copy_records.c'),
   ]);
 }
 

@@ -90,6 +90,9 @@ if (tier !== 'unit') {
   else skipped.push(`Redis suites (nothing answers at ${new URL(REDIS_URL).host}; set TEST_REDIS_URL)`);
   // Built by `npm run build` (scripts/build-native.mjs) where a C compiler is; without it only the SQL records are tested.
   if (!existsSync(join(root, 'build/native/price_export_records.so'))) skipped.push('SQLite records by the C extension (build/native/ was not built: `npm run build` needs a C compiler)');
+  if (!existsSync(join(root, 'build/native/price_export_copy_records.node'))) {
+    skipped.push("PostgreSQL records by the C module (build/native/ has none: `npm run build` needs a C compiler and Node's include/node)");
+  }
 }
 
 for (const line of skipped) console.log(`SKIPPED: ${line}`);

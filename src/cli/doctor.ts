@@ -92,8 +92,8 @@ async function checkDatabase(url: string): Promise<Finding[]> {
     if (native !== undefined) {
       // Not a fault: the SQL records are the same bytes, only slower to make.
       findings.push({ subject, ok: true, text: native
-        ? 'CSV, TSV, JSON, XML and YML pages are built by the C extension (build/native/)'
-        : 'CSV, TSV, JSON, XML and YML pages are built by SQL: the C extension was not built, or was built by an older checkout (run npm run build; it needs a C compiler), so their first downloads are slower' });
+        ? 'CSV, TSV, JSON, XML and YML pages are built by the C records code (build/native/)'
+        : 'CSV, TSV, JSON, XML and YML pages are built by SQL: the C records code was not built, or was built by an older checkout (run npm run build; it needs a C compiler), so their first downloads are slower' });
     }
     return findings;
   } finally {

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { findRecordsExtension } from '../../src/store/sqlite/records-extension.js';
+import { copyRecordsModule } from '../../src/store/postgres/native-copy-records.js';
 import { freePort } from '../robustness/child-service.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 
@@ -41,9 +42,10 @@ describe('price-export doctor', () => {
         assert.equal(code, 0, lines.join('\n'));
         assert.ok(lines.some((l) => /^ok\s+database: .*answers; its schema is up to date/.test(l)), lines.join('\n'));
         if (dialect === 'sqlite') assert.ok(lines.some((l) => /^ok\s+database: SQLite is in WAL mode/.test(l)));
-        // Either way not a fault: which one is said (the extension is there when a C compiler was).
-        const pages = findRecordsExtension() ? /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by the C extension/ : /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by SQL/;
-        if (dialect === 'sqlite') assert.ok(lines.some((l) => pages.test(l)), lines.join('\n'));
+        // Either way not a fault: which one is said (the C code is there when a C compiler was).
+        const built = dialect === 'sqlite' ? findRecordsExtension() !== null : copyRecordsModule() !== null;
+        const pages = built ? /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by the C records code/ : /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by SQL/;
+        assert.ok(lines.some((l) => pages.test(l)), lines.join('\n'));
         if (REDIS_URL) assert.ok(lines.some((l) => /^ok\s+redis: .* answers/.test(l)));
         assert.ok(lines.some((l) => /^ok\s+cache directory: .* is private to this user/.test(l)));
         assert.ok(lines.some((l) => /^ok\s+cache directory: .* is writable/.test(l)));

@@ -37,22 +37,13 @@
 #include <node_api.h>
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
+#include "copy_values.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 int sqlite3_priceexportrecords_init(sqlite3 *db, char **error, const sqlite3_api_routines *api);
-
-struct sqlite3_value {
-  int type; /* SQLITE_NULL, SQLITE_INTEGER or SQLITE_TEXT */
-  const unsigned char *bytes;
-  int length;
-  sqlite3_int64 integer;
-  /* An integer's digits, once asked for as text (as SQLite converts it). */
-  int has_digits;
-  char digits[24];
-};
 
 struct sqlite3_context {
   void *aggregate;
@@ -68,48 +59,11 @@ struct sqlite3_context {
 
 /* ---- The routines the extension calls ---- */
 
-static void digits_of(sqlite3_value *value) {
-  if (value->has_digits) return;
-  char reversed[24];
-  int n = 0;
-  sqlite3_uint64 magnitude = value->integer < 0 ? (sqlite3_uint64)0 - (sqlite3_uint64)value->integer : (sqlite3_uint64)value->integer;
-  do {
-    reversed[n++] = (char)('0' + magnitude % 10);
-    magnitude /= 10;
-  } while (magnitude > 0);
-  int at = 0;
-  if (value->integer < 0) value->digits[at++] = '-';
-  while (n > 0) value->digits[at++] = reversed[--n];
-  value->has_digits = 1;
-  value->bytes = (const unsigned char *)value->digits;
-  value->length = at;
-}
-
-static const void *value_blob(sqlite3_value *value) {
-  if (value->type == SQLITE_NULL) return NULL;
-  if (value->type == SQLITE_INTEGER) digits_of(value);
-  return value->length == 0 ? NULL : value->bytes;
-}
-
-static int value_bytes(sqlite3_value *value) {
-  if (value->type == SQLITE_NULL) return 0;
-  if (value->type == SQLITE_INTEGER) digits_of(value);
-  return value->length;
-}
-
-static int value_type(sqlite3_value *value) { return value->type; }
-
-/* A text's leading integer, as SQLite reads one (none is asked for here: a column's type is known). */
-static sqlite3_int64 value_int64(sqlite3_value *value) {
-  if (value->type == SQLITE_INTEGER) return value->integer;
-  if (value->type != SQLITE_TEXT) return 0;
-  sqlite3_int64 result = 0;
-  int at = 0, negative = 0;
-  while (at < value->length && value->bytes[at] == ' ') at++;
-  if (at < value->length && (value->bytes[at] == '-' || value->bytes[at] == '+')) negative = value->bytes[at++] == '-';
-  for (; at < value->length && value->bytes[at] >= '0' && value->bytes[at] <= '9'; at++) result = result * 10 + (value->bytes[at] - '0');
-  return negative ? -result : result;
-}
+/* The table's value routines: the module's own values (copy_values.h), for what calls through the table. */
+static const void *value_blob(sqlite3_value *value) { return copy_value_blob(value); }
+static int value_bytes(sqlite3_value *value) { return copy_value_bytes(value); }
+static int value_type(sqlite3_value *value) { return copy_value_type(value); }
+static sqlite3_int64 value_int64(sqlite3_value *value) { return copy_value_int64(value); }
 
 static void *malloc64(sqlite3_uint64 size) { return malloc(size == 0 ? 1 : (size_t)size); }
 static void *realloc64(void *memory, sqlite3_uint64 size) { return realloc(memory, size == 0 ? 1 : (size_t)size); }

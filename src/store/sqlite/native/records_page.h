@@ -8,6 +8,10 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 #include <string.h>
+#ifdef PRICE_EXPORT_COPY_VALUES
+/* The PostgreSQL module's build (postgres/native/): its values read in place, not through the routines table. */
+#include "copy_values.h"
+#endif
 
 typedef struct {
   unsigned char *bytes;

@@ -8,7 +8,8 @@
  *   order; for YML, whose offers also read category, vendor, attributes… out of `extra`, the
  *   legacy columns and `extra`) of the same database file;
  * - PostgreSQL (when --database-url is given, or the test server answers at its usual address):
- *   the same downloads from a server on PostgreSQL ÷ `psql -c "\copy (SELECT …) TO STDOUT"`.
+ *   the same downloads from a server on PostgreSQL ÷ `psql -c "\copy (SELECT …) TO STDOUT"`
+ *   (the pages built by the instance's C module where it was built, else by the server's SQL).
  *
  * Each round is one download on a fresh server (its render cache in a fresh directory) and one
  * run of the client, alternating which goes first; the figure is items/s, ours ÷ the client's.

@@ -4,7 +4,7 @@
 // - the SQLite extension that builds CSV/TSV, JSON, XML and YML pages
 //   (src/store/sqlite/native/*.c), against the SQLite headers better-sqlite3 ships;
 // - the Node-API module that runs the same aggregates over PostgreSQL's COPY
-//   (src/store/postgres/native/copy_records.c with those sources), against the Node-API headers
+//   (src/store/postgres/native/*.c with those sources), against the Node-API headers
 //   Node installs beside itself (include/node).
 //
 // Both are optional: without them the store builds the same records with SQL, slower
@@ -66,10 +66,8 @@ function build() {
   // PRICE_EXPORT_COPY_VALUES: the aggregates read the module's values in place (postgres/native/copy_values.h).
   const moduleSources = join(root, 'src/store/postgres/native');
   const flags = [...module, '-fvisibility=hidden', '-DPRICE_EXPORT_COPY_VALUES', `-I${moduleSources}`, `-I${sqliteHeaders}`, `-I${nodeHeaders}`];
-  compile('the PostgreSQL records module', 'price_export_copy_records.node', flags, [
-    ...sources,
-    join(moduleSources, 'copy_records.c'),
-  ]);
+  const moduleFiles = readdirSync(moduleSources).filter((name) => name.endsWith('.c')).map((name) => join(moduleSources, name));
+  compile('the PostgreSQL records module', 'price_export_copy_records.node', flags, [...sources, ...moduleFiles]);
 }
 
 build();

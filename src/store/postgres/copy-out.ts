@@ -11,7 +11,7 @@ export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record
 /**
  * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole (a
  * page is, record-pages.ts): `records` resolves to the rows' bytes, framing stripped; or, with a
- * CopyBytes parser, any binary COPY's bytes whole (for native-copy-records.ts). While the
+ * CopyBytes parser, any COPY's CopyData messages, framing and all (for native-copy-records.ts). While the
  * COPY's rows come, their messages are read off the socket by copy-frames.ts (which says why),
  * not by pg; pg gets the socket back for the messages that end the query. Where the connection
  * is not laid out as pg 8 lays it out (one 'data' listener), pg parses every message and hands
@@ -27,7 +27,7 @@ export class CopyRecordsQuery implements pg.Submittable {
   private failure: Error | null = null;
   private settle!: (error: Error | null) => void;
 
-  /** `parser` CopyBytes: `records` resolves to the whole COPY instead, as one block. */
+  /** `parser` CopyBytes: `records` resolves to the COPY's CopyData messages instead, in pieces. */
   constructor(
     private readonly text: string,
     private readonly parser: CopyParser = new CopyBinaryParser(),

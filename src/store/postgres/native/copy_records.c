@@ -156,114 +156,118 @@ static void complete(napi_env env, napi_status status, void *data) {
   release(env, build);
 }
 
-static napi_value build(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value args[4];
-  napi_get_cb_info(env, info, &argc, args, NULL, NULL);
-  if (argc != 4) return usage(env, "build(name, arguments, columnTypes, messages)");
+/* columnTypes: one of t, i, b per column. NULL, or what is wrong. */
+static const char *read_column_types(napi_env env, napi_value types, Build *build) {
+  size_t length;
+  if (napi_get_value_string_utf8(env, types, NULL, 0, &length) != napi_ok) return "columnTypes: a string";
+  build->column_types = malloc(length + 1);
+  if (!build->column_types) return "out of memory";
+  napi_get_value_string_utf8(env, types, build->column_types, length + 1, &length);
+  build->column_count = (int)length;
+  for (size_t i = 0; i < length; i++) {
+    if (!strchr("tib", build->column_types[i]) || build->column_types[i] == 0) return "columnTypes: one of t, i, b per column";
+  }
+  return NULL;
+}
 
-  char name[48];
-  size_t name_length;
-  if (napi_get_value_string_utf8(env, args[0], name, sizeof name, &name_length) != napi_ok) return usage(env, "name: a string");
-  int function = host_find(name);
-  if (function < 0 || !host_step(function)) return usage(env, "name: no aggregate of that name");
-
+/*
+ * arguments: a column number, a string or null each; the strings copied one after another into
+ * constant_text (their offsets kept while it grows, made pointers at the end). NULL, or what is wrong.
+ */
+static const char *read_arguments(napi_env env, napi_value list, Build *build) {
   bool is_array;
-  napi_is_array(env, args[3], &is_array);
-  if (!is_array) return usage(env, "messages: an array of Buffers");
-
-  Build *build = calloc(1, sizeof(Build));
-  if (!build) return usage(env, "out of memory");
-  build->function = function;
-
-  size_t types_length;
-  if (napi_get_value_string_utf8(env, args[2], NULL, 0, &types_length) != napi_ok) {
-    release(env, build);
-    return usage(env, "columnTypes: a string");
-  }
-  build->column_types = malloc(types_length + 1);
-  napi_get_value_string_utf8(env, args[2], build->column_types, types_length + 1, &types_length);
-  build->column_count = (int)types_length;
-  for (size_t i = 0; i < types_length; i++) {
-    char type = build->column_types[i];
-    if (type != 't' && type != 'i' && type != 'b') {
-      release(env, build);
-      return usage(env, "columnTypes: one of t, i, b per column");
-    }
-  }
-
   uint32_t count;
-  napi_is_array(env, args[1], &is_array);
-  if (!is_array) {
-    release(env, build);
-    return usage(env, "arguments: an array");
-  }
-  napi_get_array_length(env, args[1], &count);
+  napi_is_array(env, list, &is_array);
+  if (!is_array) return "arguments: an array";
+  napi_get_array_length(env, list, &count);
   build->argument_count = (int)count;
   build->columns = calloc(count ? count : 1, sizeof(int));
   build->constants = calloc(count ? count : 1, sizeof(sqlite3_value));
-  /* The constants' texts, one after another: measured first, then copied. */
-  size_t text_total = 0;
-  for (uint32_t i = 0; i < count; i++) {
+  if (!build->columns || !build->constants) return "out of memory";
+  size_t *offsets = calloc(count ? count : 1, sizeof(size_t));
+  size_t text_length = 0;
+  const char *error = NULL;
+  for (uint32_t i = 0; i < count && !error; i++) {
     napi_value entry;
     napi_valuetype type;
-    napi_get_element(env, args[1], i, &entry);
-    napi_typeof(env, entry, &type);
-    if (type == napi_string) {
-      size_t length;
-      napi_get_value_string_utf8(env, entry, NULL, 0, &length);
-      text_total += length + 1;
-    }
-  }
-  build->constant_text = malloc(text_total ? text_total : 1);
-  size_t text_at = 0;
-  for (uint32_t i = 0; i < count; i++) {
-    napi_value entry;
-    napi_valuetype type;
-    napi_get_element(env, args[1], i, &entry);
+    napi_get_element(env, list, i, &entry);
     napi_typeof(env, entry, &type);
     sqlite3_value *constant = &build->constants[i];
     build->columns[i] = -1;
     if (type == napi_number) {
       int32_t column;
       napi_get_value_int32(env, entry, &column);
-      if (column < 0 || column >= build->column_count) {
-        release(env, build);
-        return usage(env, "arguments: a column number past columnTypes");
-      }
+      if (column < 0 || column >= build->column_count) error = "arguments: a column number past columnTypes";
       build->columns[i] = column;
     } else if (type == napi_string) {
       size_t length;
-      napi_get_value_string_utf8(env, entry, build->constant_text + text_at, text_total - text_at, &length);
-      constant->type = SQLITE_TEXT;
-      constant->bytes = (const unsigned char *)build->constant_text + text_at;
-      constant->length = (int)length;
-      text_at += length + 1;
+      napi_get_value_string_utf8(env, entry, NULL, 0, &length);
+      char *grown = realloc(build->constant_text, text_length + length + 1);
+      if (!grown) {
+        error = "out of memory";
+        break;
+      }
+      build->constant_text = grown;
+      napi_get_value_string_utf8(env, entry, grown + text_length, length + 1, &length);
+      constant->type = SQLITE_TEXT, constant->length = (int)length;
+      offsets[i] = text_length;
+      text_length += length + 1;
     } else if (type == napi_null) {
       constant->type = SQLITE_NULL;
     } else {
-      release(env, build);
-      return usage(env, "arguments: a column number, a string or null each");
+      error = "arguments: a column number, a string or null each";
     }
   }
+  for (uint32_t i = 0; i < count && !error; i++) {
+    if (build->constants[i].type == SQLITE_TEXT) build->constants[i].bytes = (const unsigned char *)build->constant_text + offsets[i];
+  }
+  free(offsets);
+  return error;
+}
 
-  napi_get_array_length(env, args[3], &build->piece_count);
+/* messages: an array of Buffers, kept alive (a reference) while the worker reads them. NULL, or what is wrong. */
+static const char *read_pieces(napi_env env, napi_value list, Build *build) {
+  bool is_array;
+  napi_is_array(env, list, &is_array);
+  if (!is_array) return "messages: an array of Buffers";
+  napi_get_array_length(env, list, &build->piece_count);
   build->pieces = calloc(build->piece_count ? build->piece_count : 1, sizeof(Piece));
+  if (!build->pieces) return "out of memory";
   for (uint32_t i = 0; i < build->piece_count; i++) {
     napi_value piece;
     bool is_buffer;
-    napi_get_element(env, args[3], i, &piece);
-    napi_is_buffer(env, piece, &is_buffer);
-    if (!is_buffer) {
-      release(env, build);
-      return usage(env, "messages: an array of Buffers");
-    }
     void *bytes;
+    napi_get_element(env, list, i, &piece);
+    napi_is_buffer(env, piece, &is_buffer);
+    if (!is_buffer) return "messages: an array of Buffers";
     napi_get_buffer_info(env, piece, &bytes, &build->pieces[i].length);
     build->pieces[i].bytes = bytes;
   }
-  napi_create_reference(env, args[3], 1, &build->pieces_ref);
+  napi_create_reference(env, list, 1, &build->pieces_ref);
+  return NULL;
+}
 
+static napi_value build(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value args[4];
+  napi_get_cb_info(env, info, &argc, args, NULL, NULL);
+  if (argc != 4) return usage(env, "build(name, arguments, columnTypes, messages)");
+  char name[48];
+  size_t name_length;
+  if (napi_get_value_string_utf8(env, args[0], name, sizeof name, &name_length) != napi_ok) return usage(env, "name: a string");
+  int function = host_find(name);
+  if (function < 0 || !host_step(function)) return usage(env, "name: no aggregate of that name");
+
+  Build *build = calloc(1, sizeof(Build));
+  if (!build) return usage(env, "out of memory");
+  build->function = function;
+  const char *error = read_column_types(env, args[2], build);
+  if (!error) error = read_arguments(env, args[1], build);
+  if (!error) error = read_pieces(env, args[3], build);
+  if (error) {
+    release(env, build);
+    return usage(env, error);
+  }
   napi_value promise, resource_name;
   napi_create_promise(env, &build->deferred, &promise);
   napi_create_string_utf8(env, "price-export:copy-records", NAPI_AUTO_LENGTH, &resource_name);

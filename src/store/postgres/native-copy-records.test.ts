@@ -6,8 +6,12 @@
  * against a real server.
  */
 import assert from 'node:assert/strict';
+import type { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { SIGNATURE } from '../../../test/support/binary-copy.js';
+import { CopyBytes } from './copy-bytes.js';
+import { CopyRecordsQuery } from './copy-out.js';
 import { copyRecordsModule } from './native-copy-records.js';
 
 const module = copyRecordsModule();
@@ -148,5 +152,35 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
       const expected = Array.from({ length: 500 }, (_, r) => `p${i},${r},${r % 2 === 0 ? 1 : 0}\n`).join('');
       assert.equal(page?.toString('utf8'), expected, `page ${i}`);
     });
+  });
+});
+
+const pgUrl = process.env.PRICE_EXPORT_TEST_PG_URL;
+
+describe('the records module over a real COPY', { skip: (!pgUrl && 'no PostgreSQL in this run') || (module === null && 'the module was not built') }, () => {
+  it("builds the same page whether the messages were read off the socket or parsed by pg (whose chunks it copies)", async () => {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    try {
+      const sql = `COPY (SELECT n, 'x' || n, n * 2, n % 2 = 0 FROM generate_series(1, 5000) AS n ORDER BY n) TO STDOUT (FORMAT binary)`;
+      const expected = Array.from({ length: 5000 }, (_, i) => `x${i + 1},${2 * (i + 1)},${(i + 1) % 2 === 0 ? 1 : 0}\n`).join('');
+      const page = async () => {
+        const messages = await client.query(new CopyRecordsQuery(sql, new CopyBytes(module!.copyDataRun))).records;
+        return (await csvOf(messages))?.toString('utf8');
+      };
+      assert.equal(await page(), expected, 'read off the socket');
+      // A second 'data' listener: CopyRecordsQuery leaves the socket to pg, which hands each CopyData message over.
+      const stream = (client as unknown as { connection: { stream: EventEmitter } }).connection.stream;
+      const listener = () => undefined;
+      stream.on('data', listener);
+      try {
+        assert.equal(await page(), expected, 'parsed by pg');
+      } finally {
+        stream.removeListener('data', listener);
+      }
+      assert.equal((await client.query('SELECT 1 AS one')).rows[0].one, 1);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { COPY_DATA } from './copy-frames.js';
+
 /**
  * A binary COPY's CopyData messages kept whole, framing and all, for native-copy-records.ts,
  * whose C strips the framing while it copies the bodies into one buffer, then reads the rows
@@ -7,14 +9,11 @@
  * copy per row cost the instance 13–15 ms of a 100k-item first XML render; bench/RESULTS.md,
  * "2026-11-27, day").
  */
-const COPY_DATA = 0x64; // d
-
 export class CopyBytes {
-  readonly wholeMessages = true;
   private pieces: Buffer[] = [];
 
   /** `runEnd`: the module's copyDataRun (copy-frames.ts CopyDataSink.runEnd). */
-  constructor(readonly runEnd?: (chunk: Buffer, offset: number) => number) {}
+  constructor(readonly runEnd: (chunk: Buffer, offset: number) => number) {}
 
   /** A piece of a message's body, read in pieces (after `message`). */
   push(chunk: Uint8Array, start = 0, end = chunk.length): void {

@@ -57,19 +57,17 @@ describe('COPY TO messages read off the socket', () => {
     }
   });
 
-  const runEnds = [undefined, copyRecordsModule()?.copyDataRun].filter((runEnd, i) => i === 0 || runEnd !== undefined);
-  for (const runEnd of runEnds) {
-    it(`keeps the CopyData messages whole for the C module (CopyBytes), framing and all, however the stream is cut (runs found ${runEnd ? 'by the module' : 'here'})`, () => {
-      const messages = Buffer.concat(copyData(ROWS));
-      for (let i = 0; i <= stream.length; i++) {
-        for (const j of [i, Math.min(stream.length, i + 1), Math.min(stream.length, i + 4), stream.length]) {
-          const { bytes, handedBack, after } = read([stream.subarray(0, i), stream.subarray(i, j), stream.subarray(j)], new CopyBytes(runEnd));
-          assert.deepEqual(bytes, messages, `cut at ${i} and ${j}`);
-          assert.deepEqual(Buffer.concat([handedBack ?? Buffer.alloc(0), ...after]), END, `cut at ${i} and ${j}`);
-        }
+  const module = copyRecordsModule();
+  it('keeps the CopyData messages whole for the C module (CopyBytes), framing and all, however the stream is cut', { skip: module === null && 'the module was not built' }, () => {
+    const messages = Buffer.concat(copyData(ROWS));
+    for (let i = 0; i <= stream.length; i++) {
+      for (const j of [i, Math.min(stream.length, i + 1), Math.min(stream.length, i + 4), stream.length]) {
+        const { bytes, handedBack, after } = read([stream.subarray(0, i), stream.subarray(i, j), stream.subarray(j)], new CopyBytes(module!.copyDataRun));
+        assert.deepEqual(bytes, messages, `cut at ${i} and ${j}`);
+        assert.deepEqual(Buffer.concat([handedBack ?? Buffer.alloc(0), ...after]), END, `cut at ${i} and ${j}`);
       }
-    });
-  }
+    }
+  });
 
   it('hands pg an error from its first byte on, mid-COPY or before it', () => {
     const error = message('E', 'SERROR\0Mdivision by zero\0\0');

@@ -16,7 +16,7 @@
  * that counts itself but not the type byte, then the body.
  */
 
-const COPY_DATA = 0x64; // d
+export const COPY_DATA = 0x64; // d
 const COPY_OUT_RESPONSE = 0x48; // H
 const COMMAND_COMPLETE = 0x43; // C
 // Asynchronous messages the server may put between CopyData messages (docs, "COPY Operations"):
@@ -35,15 +35,14 @@ export interface CopyDataSink {
   /** One row's record: its bytes from `start` to `end`. */
   record(chunk: Uint8Array, start: number, end: number): void;
   /**
-   * Whether the sink keeps the CopyData messages whole, framing and all (copy-bytes.ts), instead
-   * of one-field rows' values: `record` then takes runs of whole CopyData messages as they are,
-   * and a message read in pieces comes as `message` (its body's length), then its body by `push`.
+   * A sink that keeps the CopyData messages whole, framing and all (copy-bytes.ts), instead of
+   * one-field rows' values, says where the run of whole CopyData messages from `offset` in
+   * `chunk` ends (the C module finds it); `record` then takes each such run as it is, and a
+   * message read in pieces comes as `message` (its body's length), then its body by `push`.
    */
-  readonly wholeMessages?: boolean;
-  /** A CopyData message of `length` body bytes begins; its body comes by `push` (wholeMessages sinks). */
-  message?(length: number): void;
-  /** Where the run of whole CopyData messages from `offset` in `chunk` ends, found natively (wholeMessages sinks; else a loop here). */
   runEnd?(chunk: Buffer, offset: number): number;
+  /** A CopyData message of `length` body bytes begins; its body comes by `push` (sinks with runEnd). */
+  message?(length: number): void;
 }
 
 export class CopyFrames {
@@ -128,7 +127,11 @@ export class CopyFrames {
   private wholeRows(chunk: Buffer, offset: number, end: number): number {
     // A plain view of the chunk, made once: its records' subarrays are then V8's own (record's comment says why).
     const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (this.sink.wholeMessages) return this.wholeMessages(chunk, bytes, offset, end);
+    if (this.sink.runEnd) {
+      const run = this.sink.runEnd(chunk, offset);
+      if (run > offset) this.sink.record(bytes, offset, run);
+      return run;
+    }
     while (end - offset >= ROW_FRAMING && chunk[offset] === COPY_DATA) {
       const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
       const fields = (chunk[offset + 5] << 8) | chunk[offset + 6];
@@ -138,22 +141,6 @@ export class CopyFrames {
       this.sink.record(bytes, start, start + size);
       offset = start + size;
     }
-    return offset;
-  }
-
-  /** wholeRows for a sink that keeps messages whole: the run of CopyData messages whole in the chunk, as one piece. */
-  private wholeMessages(chunk: Buffer, bytes: Uint8Array, offset: number, end: number): number {
-    const start = offset;
-    if (this.sink.runEnd && end === chunk.length) {
-      offset = this.sink.runEnd(chunk, offset);
-    } else {
-      while (end - offset >= HEADER_BYTES && chunk[offset] === COPY_DATA) {
-        const body = ((chunk[offset + 1] << 24) | (chunk[offset + 2] << 16) | (chunk[offset + 3] << 8) | chunk[offset + 4]) - 4;
-        if (body < 0 || offset + HEADER_BYTES + body > end) break;
-        offset += HEADER_BYTES + body;
-      }
-    }
-    if (offset > start) this.sink.record(bytes, start, offset);
     return offset;
   }
 
@@ -169,6 +156,6 @@ export class CopyFrames {
     if (code === COPY_OUT_RESPONSE) this.copying = true;
     this.inCopyData = code === COPY_DATA;
     this.bodyLeft = length;
-    if (this.inCopyData && this.sink.wholeMessages) this.sink.message?.(length);
+    if (this.inCopyData) this.sink.message?.(length);
   }
 }

@@ -6,7 +6,7 @@ import { CopyFrames, type CopyDataSink } from './copy-frames.js';
 type DataListener = (chunk: Buffer) => void;
 
 /** What reads the COPY's bytes: its records (copy-binary.ts) or the COPY whole (copy-bytes.ts). */
-export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & Pick<CopyDataSink, 'wholeMessages' | 'message' | 'runEnd'>;
+export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & Pick<CopyDataSink, 'runEnd' | 'message'>;
 
 /**
  * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole (a
@@ -57,9 +57,8 @@ export class CopyRecordsQuery implements pg.Submittable {
       // After a failure the rows are read to the end of the COPY and dropped (push ignores them).
       betweenRows: () => this.failure === null && this.parser.betweenRows(),
       record: (chunk, start, end) => this.parser.record(chunk, start, end),
-      wholeMessages: this.parser.wholeMessages,
-      message: (length) => this.parser.message?.(length),
       runEnd: this.parser.runEnd,
+      message: (length) => this.parser.message?.(length),
     });
     const listener: DataListener = (chunk) => {
       const rest = frames.read(chunk);
@@ -85,7 +84,7 @@ export class CopyRecordsQuery implements pg.Submittable {
   }
 
   handleCopyData(message: { chunk: Buffer }): void {
-    if (this.parser.wholeMessages) {
+    if (this.parser.runEnd) {
       // pg's parser may reuse the bytes of its chunk: a sink that keeps them gets its own copy, framed again.
       this.parser.message?.(message.chunk.length);
       this.copyData(Buffer.from(message.chunk), 0, message.chunk.length);

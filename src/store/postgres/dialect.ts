@@ -66,13 +66,9 @@ export class PostgresDialect implements SqlDialect {
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
     this.databaseUrl = databaseUrl;
-    this.nativeRecords = options.nativeRecords !== false && copyRecordsModule() !== null;
-    this.items = new PostgresItems({
-      pool: this.pool,
-      withClient: (work) => this.withClient(work),
-      timed: (config) => timed(config),
-      nativeRecords: this.nativeRecords,
-    });
+    const records = options.nativeRecords === false ? null : copyRecordsModule();
+    this.nativeRecords = records !== null;
+    this.items = new PostgresItems({ pool: this.pool, withClient: (work) => this.withClient(work), timed: (config) => timed(config), records });
   }
 
   private readonly databaseUrl: string;

@@ -13,7 +13,7 @@ import { compilePgXmlRecord } from './xml-sql.js';
 import { compilePgYmlRecord } from './yml-sql.js';
 import { CopyRecordsQuery, type CopyParser } from './copy-out.js';
 import { CopyBytes } from './copy-bytes.js';
-import { copyRecordsModule, nativeCopyPlan } from './native-copy-records.js';
+import { nativeCopyPlan, type CopyRecordsModule } from './native-copy-records.js';
 import { pageIndexSql, recordPages } from './record-pages.js';
 import { compilePgSheetRow, fillTextCells } from './sheet-row-sql.js';
 import { pageRowNumbers } from '../sheet-row-numbers.js';
@@ -27,8 +27,8 @@ export interface PostgresConnection {
   withClient<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T>;
   /** A query config that gives up after the request-path read timeout. */
   timed<T extends object>(config: T): T;
-  /** Whether pages are built by the C aggregates over a COPY of the columns (native-copy-records.ts). */
-  nativeRecords: boolean;
+  /** The C module that builds pages over a COPY of the columns (native-copy-records.ts); null: the server's SQL builds them. */
+  records: CopyRecordsModule | null;
 }
 
 /** SQLSTATE unique_violation. */
@@ -125,9 +125,9 @@ export class PostgresItems implements DialectItems {
     };
     const where = (from: number, to: number) =>
       `WHERE price_list_id = ${sqlInteger(priceListId)} AND seq >= ${sqlInteger(from)} AND seq < ${sqlInteger(to)} ${options.onlyAvailable ? 'AND available' : ''}`;
-    const native = this.c.nativeRecords ? nativeCopyPlan(spec) : null;
-    const module = native && copyRecordsModule();
-    if (native && module) {
+    const module = this.c.records;
+    const native = module && nativeCopyPlan(spec);
+    if (module && native) {
       // The plain columns, by the index scan in seq order as below; the C builds the page's records.
       const page = (from: number, to: number) => `COPY (SELECT ${native.select} FROM price_items ${where(from, to)} ORDER BY seq) TO STDOUT (FORMAT binary)`;
       yield* recordPages(await bounds(), async (from, to) => {

@@ -3,7 +3,7 @@ import type { RecordSpec } from '../../model/record-spec.js';
 import { findNativeBuild, RECORDS_EXTENSION_VERSION } from '../native-builds.js';
 import { nativeRecordsCall, type NativeArgument, type NativeCall } from '../native-records-call.js';
 import type { StoredField } from '../stored-fields.js';
-import { literal } from './sql-literal.js';
+import { spelledCase } from './yml-sql.js';
 
 /*
  * PostgreSQL's pages built in the instance by the C aggregates SQLite's pages run
@@ -13,7 +13,7 @@ import { literal } from './sql-literal.js';
  * not built; postgres's runs of the records contract tests hold both to the writers' bytes.
  */
 
-interface CopyRecordsModule {
+export interface CopyRecordsModule {
   /** `messages`: the COPY's CopyData messages, framing and all, cut anywhere (copy-bytes.ts). */
   build(name: string, args: readonly (number | string | null)[], columnTypes: string, messages: readonly Buffer[]): Promise<Buffer | null>;
   version(): number | null;
@@ -71,7 +71,7 @@ export function nativeCopyPlan(spec: RecordSpec): NativeCopyPlan | null {
   const argument = (arg: NativeArgument): number | string | null => {
     if ('text' in arg) return arg.text;
     if ('column' in arg) return column(arg.column, COLUMN_TYPES[arg.column]);
-    return column(`CASE ${arg.spelled} ${arg.cases.map(([was, is]) => `WHEN ${literal(was)} THEN ${literal(is)}`).join(' ')} END`, 't');
+    return column(spelledCase(arg.cases, arg.spelled), 't');
   };
   const args = call.args.map(argument);
   return { select: [...columns.keys()].join(', '), call: call.name, args, columnTypes };

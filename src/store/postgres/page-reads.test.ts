@@ -28,8 +28,8 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
     });
 
     const lists = builtRecords(() => testDb.db);
-    for (const nativeRecords of [false, ...(copyRecordsModule() ? [true] : [])]) {
-      it(`leave the pooled connection with the settings it had (${nativeRecords ? 'the C module' : 'SQL'} records)`, async () => {
+    for (const records of [null, ...(copyRecordsModule() ? [copyRecordsModule()] : [])]) {
+      it(`leave the pooled connection with the settings it had (${records ? 'the C module' : 'SQL'} records)`, async () => {
         const items = Array.from({ length: itemsAcrossPages(dialect) }, (_, i) => plainItem({ offer_id: `P-${i}`, price: i }));
         const listId = await lists.publish(items);
         const store = new PostgresItems({
@@ -43,7 +43,7 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
             }
           },
           timed: (config) => config,
-          nativeRecords,
+          records,
         });
         const spec = jsonRecordSpec(buildMeta(items).columns);
         assert.ok(spec);

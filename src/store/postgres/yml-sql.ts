@@ -80,10 +80,13 @@ const fieldSql = (field: ItemField): string => (isStoredField(field) ? field : e
 /** One attribute's value (NULL when the item lacks it). */
 const attributeValue = (key: string): string => `(e.j -> 'attributes' ->> ${literal(key)})`;
 const booleanText = (value: string): string => `CASE WHEN ${value} THEN 'true' ELSE 'false' END`;
-/** A text part's value spelled otherwise where the spec says so (`RUB` → `RUR`), else `shown`. */
+/** `value` spelled otherwise (`RUB` → `RUR`): the spelling where `cases` has one, else `otherwise` (NULL when none is given). */
+export const spelledCase = (cases: readonly (readonly [string, string])[], value: string, otherwise?: string): string =>
+  `CASE ${value} ${cases.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')}${otherwise === undefined ? '' : ` ELSE ${otherwise}`} END`;
+/** A text part's value spelled otherwise where the spec says so, else `shown`. */
 function spelledOr(p: Extract<YmlRecordPart, { kind: 'text' }>, value: string, shown: string): string {
   const spelled = Object.entries(p.spelled ?? {});
-  return spelled.length === 0 ? shown : `CASE ${value} ${spelled.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${shown} END`;
+  return spelled.length === 0 ? shown : spelledCase(spelled, value, shown);
 }
 /** The item's category id: its path (null reads as '') as a key of the {path: id} object, else the default. */
 const categoryId = (p: Extract<YmlRecordPart, { kind: 'category' }>, path: string): string =>

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { findRecordsExtension, loadRecordsExtension, RECORDS_EXTENSION_VERSION } from './records-extension.js';
+import { RECORDS_EXTENSION_VERSION } from '../native-builds.js';
+import { findRecordsExtension, loadRecordsExtension } from './records-extension.js';
 
 const extension = findRecordsExtension();
 

@@ -11,8 +11,6 @@ import { findNativeBuild, RECORDS_EXTENSION_VERSION } from '../native-builds.js'
 /** The built extension's path; null when it was not built. */
 export const findRecordsExtension = (): string | null => findNativeBuild('price_export_records.so');
 
-export { RECORDS_EXTENSION_VERSION };
-
 /**
  * Loads the extension into a connection; false (the SQL records then) when it cannot be loaded
  * or is another version than `expected`.

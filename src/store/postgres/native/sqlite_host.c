@@ -6,11 +6,10 @@
 
 int sqlite3_priceexportrecords_init(sqlite3 *db, char **error, const sqlite3_api_routines *api);
 
-/* The table's value routines: the module's own values (copy_values.h), for what calls through the table. */
-static const void *value_blob(sqlite3_value *value) { return copy_value_blob(value); }
-static int value_bytes(sqlite3_value *value) { return copy_value_bytes(value); }
-static int value_type(sqlite3_value *value) { return copy_value_type(value); }
-static sqlite3_int64 value_int64(sqlite3_value *value) { return copy_value_int64(value); }
+/* The aggregates read their values in place (copy_values.h), never through the table: built so. */
+#ifndef PRICE_EXPORT_COPY_VALUES
+#error "the module is built with -DPRICE_EXPORT_COPY_VALUES (scripts/build-native.mjs)"
+#endif
 
 static void *malloc64(sqlite3_uint64 size) { return malloc(size == 0 ? 1 : (size_t)size); }
 static void *realloc64(void *memory, sqlite3_uint64 size) { return realloc(memory, size == 0 ? 1 : (size_t)size); }
@@ -68,10 +67,6 @@ static int registered = SQLITE_ERROR;
 
 /* Once a process: each worker thread that loads the module runs its init again. */
 static void register_functions(void) {
-  routines.value_blob = value_blob;
-  routines.value_bytes = value_bytes;
-  routines.value_type = value_type;
-  routines.value_int64 = value_int64;
   routines.malloc64 = malloc64;
   routines.realloc64 = realloc64;
   routines.free = free_memory;

@@ -89,6 +89,9 @@ static void execute(napi_env env, void *data) {
     };
     build->error = read_rows(build->copy, build->copy_length, &call);
   }
+  // The rows' values pointed into it only while the aggregate stepped: freed here, not when the main thread settles.
+  free(build->copy);
+  build->copy = NULL;
   /* Final frees the aggregate's state whether or not the rows were read whole. */
   host_final(build->function)(&build->context);
   free(build->context.aggregate);
@@ -128,7 +131,6 @@ static void complete(napi_env env, napi_status status, void *data) {
   Build *build = data;
   sqlite3_context *context = &build->context;
   const char *error = status != napi_ok ? "the page's build was cancelled" : build->error ? build->error : context->error;
-  // page_final hands its bytes over with sqlite3_free, the routines' free (sqlite_host.c): plain malloc'd memory.
   if (error) {
     free(context->blob);
     reject(env, build->deferred, error);

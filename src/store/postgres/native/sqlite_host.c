@@ -20,10 +20,20 @@ static void *aggregate_context(sqlite3_context *context, int size) {
   return context->aggregate;
 }
 
+/* Takes the blob over: page_final hands its page with sqlite3_free (free_memory); anything else is copied. */
 static void result_blob64(sqlite3_context *context, const void *blob, sqlite3_uint64 length, void (*destructor)(void *)) {
-  context->blob = (void *)blob;
+  void *owned = (void *)blob;
+  if (destructor != free_memory) {
+    owned = malloc(length ? (size_t)length : 1);
+    if (!owned) {
+      context->error = "out of memory";
+      return;
+    }
+    memcpy(owned, blob, (size_t)length);
+    if (destructor != SQLITE_STATIC && destructor != SQLITE_TRANSIENT) destructor((void *)blob);
+  }
+  context->blob = owned;
   context->blob_length = length;
-  context->blob_free = destructor;
 }
 
 static void result_error(sqlite3_context *context, const char *message, int length) {
@@ -35,7 +45,7 @@ static void result_error_nomem(sqlite3_context *context) { context->error = "out
 static void result_null(sqlite3_context *context) { context->blob = NULL, context->blob_length = 0; }
 static void result_zeroblob(sqlite3_context *context, int length) {
   (void)length;
-  context->blob = NULL, context->blob_length = 0, context->blob_free = NULL;
+  context->blob = NULL, context->blob_length = 0;
   context->empty = 1;
 }
 static void result_int(sqlite3_context *context, int value) { context->integer = value; }

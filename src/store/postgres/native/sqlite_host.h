@@ -12,10 +12,9 @@
 
 struct sqlite3_context {
   void *aggregate;
-  /* The result: a blob (owned; blob_free is the routines' free, as page_final passes sqlite3_free), NULL, an integer or an error. */
+  /* The result: a blob (malloc'd, the caller's to free), NULL, an integer or an error. */
   void *blob;
   sqlite3_uint64 blob_length;
-  void (*blob_free)(void *);
   int integer;
   /* A page of rows whose records are all empty (zeroblob): an empty Buffer, not null. */
   int empty;

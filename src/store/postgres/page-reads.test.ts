@@ -28,7 +28,8 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
     });
 
     const lists = builtRecords(() => testDb.db);
-    for (const records of [null, ...(copyRecordsModule() ? [copyRecordsModule()] : [])]) {
+    const module = copyRecordsModule();
+    for (const records of module ? [null, module] : [null]) {
       it(`leave the pooled connection with the settings it had (${records ? 'the C module' : 'SQL'} records)`, async () => {
         const items = Array.from({ length: itemsAcrossPages(dialect) }, (_, i) => plainItem({ offer_id: `P-${i}`, price: i }));
         const listId = await lists.publish(items);

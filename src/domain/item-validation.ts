@@ -140,11 +140,34 @@ export function normalizeItem(
   return problems.length > 0 ? { problems } : { item };
 }
 
+/**
+ * A path already spelled as normalizeCategory spells it: levels without `/` or white space at
+ * either end (`\s` is what trim() removes), joined by ` / `. Most are, and are kept as they are:
+ * splitting and joining every item's path was ~3 % of a publication's main thread
+ * (bench/RESULTS.md, "2026-11-27, later morning").
+ */
+const NORMAL_PATH = /^[^/\s](?:[^/]*[^/\s])?(?: \/ [^/\s](?:[^/]*[^/\s])?)*$/;
+
 /** `Electronics /Phones ` → `Electronics / Phones`: one spelling per path, so category ids stay stable. */
 export const normalizeCategory = (path: string): string =>
-  path.split('/').map((level) => level.trim()).filter((level) => level !== '').join(' / ');
+  NORMAL_PATH.test(path) ? path : path.split('/').map((level) => level.trim()).filter((level) => level !== '').join(' / ');
 
-const isHttpUrl = (value: string): boolean => {
+/**
+ * URLs as catalogues write them (`https://shop.example/p/1?x=2`): lower-case http(s), a host of
+ * lower-case letters, digits and hyphens whose last label begins with a letter (so never an IPv4
+ * number) and no label punycode (`xn--`, which the URL parser decodes and may refuse), a port of
+ * at most four digits, then printable ASCII. The URL parser accepts each such text as an http(s)
+ * URL (test/unit/item-normalisation.test.ts holds the two to the same answers), so it is asked
+ * only about the rest: `new URL()` for the three or four URLs of a rich item was ~4.6 % of a
+ * PostgreSQL publication's main thread (bench/RESULTS.md, "2026-11-27, later morning").
+ */
+const PLAIN_HTTP_URL = /^https?:\/\/(?:(?!xn--)[a-z0-9-]+\.)*(?!xn--)[a-z][a-z0-9-]*(?::\d{1,4})?(?:[/?#][\x21-\x7e]*)?$/;
+
+/** Whether `value` is an absolute http(s) URL, spelled with its scheme in lower case. */
+export const isHttpUrl = (value: string): boolean => PLAIN_HTTP_URL.test(value) || parsesAsHttpUrl(value);
+
+/** The URL parser's answer (isHttpUrl's reference, for the URLs PLAIN_HTTP_URL leaves). */
+export const parsesAsHttpUrl = (value: string): boolean => {
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && value.startsWith(url.protocol);

@@ -1,7 +1,8 @@
 /** Item normalisation (src/domain/item-validation.ts, CONTRACT §2): defaults, text rows, every problem listed. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { normalizeCategory, normalizeItem } from '../../src/domain/item-validation.js';
+import fc from 'fast-check';
+import { isHttpUrl, normalizeCategory, normalizeItem, parsesAsHttpUrl } from '../../src/domain/item-validation.js';
 
 const minimal = { offer_id: 'A1', name: 'Kettle', price: 1990.5 };
 
@@ -82,5 +83,50 @@ describe('normalizeCategory', () => {
     assert.equal(normalizeCategory('a/b'), 'a / b');
     assert.equal(normalizeCategory('//a// b //'), 'a / b');
     assert.equal(normalizeCategory(''), '');
+  });
+});
+
+describe('isHttpUrl', () => {
+  /** Pieces near the fast path's edges: schemes, hosts (punycode, numbers, upper case, empty labels), ports, and what may follow. */
+  const scheme = fc.constantFrom('http://', 'https://', 'HTTP://', 'Https://', 'http:/', 'http:\\\\', 'ftp://', ' http://', 'http://\t', 'file://', 'httpx://', '');
+  const label = fc.oneof(
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/),
+    fc.stringMatching(/^[a-z0-9-]{1,6}$/),
+    fc.constantFrom('xn--', 'xn--p1ai', 'xn--zz', 'XN--p1ai', 'xn-', '0x10', '255', '256', '1e3', '', 'A', 'ex_ample', 'шоп', 'a%41', 'a b', 'a@b', 'localhost'),
+  );
+  const host = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'));
+  const port = fc.constantFrom('', '', ':', ':0', ':80', ':8080', ':9999', ':65535', ':65536', ':99999', ':08', ':a', ':-1');
+  const rest = fc.oneof(
+    fc.constantFrom('', '/', '?', '#', '/p/1?x=2#y', '\\back', '/%zz', '/a b', '/я', '@evil', '/../..', '/\u0000', ':', '.', '/\u007f', '/[]{}|^`"<>'),
+    fc.string({ unit: fc.constantFrom('/', '?', '#', 'a', '%', '\\', '@', ':', '.', ' ', '~', '\t', 'ё', '\u00a0', '\ud800') }),
+  );
+  const candidate = fc.tuple(scheme, host, port, rest).map((parts) => parts.join(''));
+
+  test('gives the URL parser\'s answer for every text, the plain ones without asking it', () => {
+    let plain = 0;
+    fc.assert(
+      fc.property(candidate, (value) => {
+        const answer = isHttpUrl(value);
+        assert.equal(answer, parsesAsHttpUrl(value), value);
+        if (answer) plain++;
+      }),
+      { numRuns: 20_000 },
+    );
+    // The generator reaches both sides of the line (else the property proves nothing).
+    assert.ok(plain > 1_000, `only ${plain} of the texts were URLs`);
+  });
+
+  test('catalogue URLs, and texts the parser refuses', () => {
+    for (const url of ['https://demo-shop.example/catalog/1/p/1', 'http://a.b/c?d=e#f', 'https://x.example:8080/', 'https://шоп.рф/товар', 'https://xn--p1ai/', 'https://1.2.3.4/']) assert.ok(isHttpUrl(url), url);
+    for (const url of ['HTTP://a.b/', 'ftp://a.b/', 'https://1.2.3.999/', 'https://xn--zz/', 'https://a.b:65536/', 'demo-shop.example/p/1', 'https://', '']) assert.ok(!isHttpUrl(url), url);
+  });
+});
+
+describe('normalizeCategory against its definition', () => {
+  const byDefinition = (path: string) => path.split('/').map((level) => level.trim()).filter((level) => level !== '').join(' / ');
+  test('spells every path as splitting, trimming and joining it would', () => {
+    const unit = fc.constantFrom('a', 'Б', '/', ' ', '  ', '\t', '\n', '\u00a0', '\ufeff', '\u2003', '\u3000', '\u200b', 'x y', '-');
+    fc.assert(fc.property(fc.string({ unit, maxLength: 16 }), (path) => assert.equal(normalizeCategory(path), byDefinition(path), JSON.stringify(path))), { numRuns: 20_000 });
+    for (const path of ['Электроника / Смартфоны / Группа 1', 'a', 'a / b', 'a b / c d']) assert.equal(normalizeCategory(path), path);
   });
 });

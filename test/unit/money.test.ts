@@ -1,7 +1,8 @@
 /** Money parsing and formatting (src/model/money.ts): exact minor units, reasons for what is refused. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatMoney, moneyToNumber, parseMoney } from '../../src/model/money.js';
+import fc from 'fast-check';
+import { decimalMoney, formatMoney, moneyToNumber, parseMoney } from '../../src/model/money.js';
 
 describe('parseMoney', () => {
   test('numbers and decimal strings become exact minor units', () => {
@@ -50,5 +51,19 @@ describe('formatMoney and moneyToNumber', () => {
     assert.equal(moneyToNumber(199050), 1990.5);
     assert.equal(moneyToNumber(100), 1);
     assert.equal(moneyToNumber(1), 0.01);
+  });
+});
+
+describe('parseMoney against its definition (decimalMoney)', () => {
+  const same = (value: unknown) => assert.equal(parseMoney(value), decimalMoney(value), `${typeof value} ${String(value)}`);
+  test('every number gives the same answer', () => {
+    fc.assert(fc.property(fc.oneof(fc.double(), fc.double({ min: 0, max: 1e15 }), fc.integer({ min: -10, max: 2 ** 53 }).map((n) => n / 100), fc.integer({ min: 0, max: 1e6 }).map((n) => n / 1000)), same), { numRuns: 50_000 });
+    for (const value of [0, -0, 0.29, 1.005, 1e13 - 0.01, 1e13, 9007199254740.99, 0.1 + 0.2, 5e-324]) same(value);
+    assert.ok(Object.is(parseMoney(-0), 0));
+  });
+  test('every text gives the same answer', () => {
+    const unit = fc.constantFrom('0', '1', '5', '9', '.', ' ', '-', '+', 'e', ',', '\u00a0', '٣', '１');
+    fc.assert(fc.property(fc.oneof(fc.string({ unit, maxLength: 20 }), fc.stringMatching(/^\d{1,17}(\.\d{0,4})?$/)), same), { numRuns: 50_000 });
+    for (const text of ['9999999999999.99', '99999999999999.99', '90071992547409.91', '0.5', '.5', '5.', '05.05']) same(text);
   });
 });

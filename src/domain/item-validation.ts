@@ -267,8 +267,12 @@ function parseAttributes(check: RowCheck, value: unknown, present: boolean): Map
 
 /** CSV spells attributes as columns named `attributes.<key>`. */
 function collectAttributeColumns(check: RowCheck, attributes: Map<string, string>): void {
-  for (const [column, value] of Object.entries(check.row)) {
-    if (!column.startsWith('attributes.') || typeof value !== 'string' || value === '') continue;
+  // for…in, not Object.entries: an array of pairs per row was garbage for the collector (~3 % of
+  // a CSV publication's main thread); the own-property test keeps Object.entries' answer.
+  for (const column in check.row) {
+    if (!column.startsWith('attributes.') || !Object.hasOwn(check.row, column)) continue;
+    const value = check.row[column];
+    if (typeof value !== 'string' || value === '') continue;
     const key = column.slice('attributes.'.length);
     if (key === '') check.problems.push('a column named "attributes." needs a key after the dot');
     else if (checkAttributeKey(check, key) && checkText(check, column, value)) attributes.set(key, value);

@@ -92,10 +92,16 @@ export function convertWithLibreOffice(binary: string, bytes: Buffer): Map<strin
     // language, quote all text, detect special numbers, save as shown, export formulas,
     // remove spaces, sheet -1 = every sheet into `book-<sheet name>.csv` (LibreOffice ≥ 7.2).
     const filter = 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true,false,false,-1';
-    const run = spawnSync(binary, ['--headless', `-env:UserInstallation=file://${dir}/profile`, '--convert-to', filter, '--outdir', dir, join(dir, 'book.xlsx')], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const convert = (attempt: number) =>
+      spawnSync(binary, ['--headless', `-env:UserInstallation=file://${dir}/profile-${attempt}`, '--convert-to', filter, '--outdir', dir, join(dir, 'book.xlsx')], {
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+    // A workbook LibreOffice cannot open still exits 0 (below: no output, a failure). A crash of
+    // its own start-up with a fresh profile ("Unspecified Application Error", an abort, under a
+    // full parallel `npm test`) exits otherwise: that one run is made again, once, with a new profile.
+    let run = convert(1);
+    if (run.status !== 0) run = convert(2);
     const order = [...run.stdout.matchAll(/Writing sheet (.+?) ->/g)].map((match) => match[1]!);
     const sheets = new Map<string, string>();
     for (const name of order) sheets.set(name, readFileSync(join(dir, `book-${name}.csv`), 'utf8'));

@@ -143,7 +143,7 @@ export function normalizeItem(
 /**
  * A path already spelled as normalizeCategory spells it: levels without `/` or white space at
  * either end (`\s` is what trim() removes), joined by ` / `. Most are, and are kept as they are:
- * splitting and joining every item's path was ~3 % of a publication's main thread
+ * splitting and joining every item's path was ~1.5 % of a publication's main thread
  * (bench/RESULTS.md, "2026-11-27, later morning").
  */
 const NORMAL_PATH = /^[^/\s](?:[^/]*[^/\s])?(?: \/ [^/\s](?:[^/]*[^/\s])?)*$/;

@@ -21,7 +21,7 @@ const PLAIN_DIGITS = 13;
 /**
  * The minor units of a text as prices are mostly written (`1990`, `1990.5`, `1990.50`), read a
  * character at a time; -1 for any other text, which decimalMoney reads. The regular expression
- * and the strings it makes, for five or six amounts of a rich item, were ~2.5 % of a
+ * and the strings it makes, for five or six amounts of a rich item, were ~2 % of a
  * publication's main thread (bench/RESULTS.md, "2026-11-27, later morning").
  */
 function plainTextCents(text: string): number {

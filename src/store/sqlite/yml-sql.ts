@@ -27,6 +27,10 @@ const pathLabel = (key: string): string => `"${key.replaceAll('\\', '\\\\').repl
  */
 const money = (v: string): string => `(((${v}) / 100) || '.' || substr(100 + (${v}) % 100, 2))`;
 
+/** `value` spelled otherwise (`RUB` → `RUR`), the texts bound by `bind`: the spelling where `cases` has one, else `otherwise` (NULL when none is given). */
+export const spelledCase = (cases: readonly (readonly [string, string])[], value: string, bind: (text: string) => string, otherwise?: string): string =>
+  `CASE ${value} ${cases.map(([from, to]) => `WHEN ${bind(from)} THEN ${bind(to)}`).join(' ')}${otherwise === undefined ? '' : ` ELSE ${otherwise}`} END`;
+
 export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
   const params: Record<string, string> = {};
   let bound = 0;
@@ -84,7 +88,7 @@ export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
       case 'text': {
         let escaped = textField(part.field);
         const spelled = Object.entries(part.spelled ?? {});
-        if (spelled.length > 0) escaped = `CASE ${read(part.field)} ${spelled.map(([from, to]) => `WHEN ${bind(from)} THEN ${bind(to)}`).join(' ')} ELSE ${escaped} END`;
+        if (spelled.length > 0) escaped = spelledCase(spelled, read(part.field), bind, escaped);
         return value(optional(`<${part.element}>`, escaped, `</${part.element}>\n`));
       }
       case 'money': {

@@ -116,35 +116,32 @@ export class PostgresItems implements DialectItems {
       yield* this.sheetRows(priceListId, spec, options);
       return;
     }
-    const bounds = async () => {
-      // Both ends from the primary key (min and max each one index probe).
-      const { rows } = await this.c.pool.query<[number | null, number | null]>(
-        this.c.timed({ text: 'SELECT min(seq), max(seq) FROM price_items WHERE price_list_id = $1', values: [priceListId], rowMode: 'array' }),
-      );
-      return rows[0];
-    };
-    const where = (from: number, to: number) =>
-      `WHERE price_list_id = ${sqlInteger(priceListId)} AND seq >= ${sqlInteger(from)} AND seq < ${sqlInteger(to)} ${options.onlyAvailable ? 'AND available' : ''}`;
     const module = this.c.records;
     const native = module && nativeCopyPlan(spec);
-    if (module && native) {
-      // The plain columns, by the index scan in seq order as below; the C builds the page's records.
-      const page = (from: number, to: number) => `COPY (SELECT ${native.select} FROM price_items ${where(from, to)} ORDER BY seq) TO STDOUT (FORMAT binary)`;
-      yield* recordPages(await bounds(), async (from, to) => {
-        const messages = await this.copyRecords(page(from, to), new CopyBytes(module.copyDataRun));
-        const records = await module.build(native.call, native.args, native.columnTypes, messages);
-        return records === null || records.length === 0 ? [] : [records];
-      });
-      return;
-    }
-    // COPY takes no bound parameters: the compilers write the profile's texts as literals.
-    const { expression, join } = compilePgAny(spec);
+    // COPY takes no bound parameters: the compilers write the profile's texts as literals. With
+    // the C module the server sends only the plain columns, and the C builds the page's records.
+    const { expression, join } = native ? { expression: native.select, join: null } : compilePgAny(spec);
     // Pages are ranges of positions, as SQLite's (sqlite/list-pages.ts), not keyset pages with a
     // LIMIT: on a list published since the table's statistics were taken (every new list, until
     // ANALYZE) the planner expects a handful of rows and reads the whole rest of the list for
     // each LIMIT page, then sorts it (100k items: ~14 ms a page instead of ~2 ms).
-    const page = (from: number, to: number) => `COPY (SELECT ${expression} FROM price_items ${join ?? ''} ${where(from, to)} ORDER BY seq) TO STDOUT (FORMAT binary)`;
-    yield* recordPages(await bounds(), (from, to) => this.copyRecords(page(from, to)));
+    const page = (from: number, to: number) =>
+      `COPY (SELECT ${expression} FROM price_items ${join ?? ''}
+              WHERE price_list_id = ${sqlInteger(priceListId)} AND seq >= ${sqlInteger(from)} AND seq < ${sqlInteger(to)}
+                    ${options.onlyAvailable ? 'AND available' : ''}
+              ORDER BY seq) TO STDOUT (FORMAT binary)`;
+    const read = module && native
+      ? async (from: number, to: number) => {
+          const messages = await this.copyRecords(page(from, to), new CopyBytes(module.copyDataRun));
+          const records = await module.build(native.call, native.args, native.columnTypes, messages);
+          return records === null || records.length === 0 ? [] : [records];
+        }
+      : (from: number, to: number) => this.copyRecords(page(from, to));
+    // Both ends from the primary key (min and max each one index probe).
+    const { rows } = await this.c.pool.query<[number | null, number | null]>(
+      this.c.timed({ text: 'SELECT min(seq), max(seq) FROM price_items WHERE price_list_id = $1', values: [priceListId], rowMode: 'array' }),
+    );
+    yield* recordPages(rows[0], read);
   }
 
   /**

@@ -187,6 +187,7 @@ static const char *read_arguments(napi_env env, napi_value list, Build *build) {
   build->constants = calloc(count ? count : 1, sizeof(sqlite3_value));
   if (!build->columns || !build->constants) return "out of memory";
   size_t *offsets = calloc(count ? count : 1, sizeof(size_t));
+  if (!offsets) return "out of memory";
   size_t text_length = 0;
   const char *error = NULL;
   for (uint32_t i = 0; i < count && !error; i++) {
@@ -280,7 +281,7 @@ static napi_value build(napi_env env, napi_callback_info info) {
 
 /*
  * copyDataRun(chunk, offset) → the offset after the run of whole CopyData messages that starts at
- * `offset` in `chunk` (copy-frames.ts wholeMessages asks it once a chunk): in a fresh process the
+ * `offset` in `chunk` (copy-frames.ts wholeRows asks it once a chunk): in a fresh process the
  * same loop in JavaScript, a step per row before the JIT compiles it, cost the event loop 6–17 ms
  * of a 100k-item render (bench/RESULTS.md, "2026-11-27, day").
  */
@@ -300,7 +301,7 @@ static napi_value copy_data_run_call(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* The version of the aggregates' calls (records-extension.ts RECORDS_EXTENSION_VERSION). */
+/* The version of the aggregates' calls (native-builds.ts RECORDS_EXTENSION_VERSION). */
 static napi_value version(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value result;

@@ -306,7 +306,7 @@ static void xml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
   }
 }
 
-/* The version of the calls above (records-extension.ts RECORDS_EXTENSION_VERSION): raised with any change to them. */
+/* The version of the calls above (native-builds.ts RECORDS_EXTENSION_VERSION): raised with any change to them. */
 static void version(sqlite3_context *context, int argc, sqlite3_value **argv) {
   (void)argc;
   (void)argv;

@@ -15,23 +15,16 @@ import { isExtraField, isStoredField, REQUIRED_FIELDS, type StoredField } from '
  * and yml-sql.ts.
  */
 
-/**
- * One argument of a call: a text constant (the kinds, a literal, an element's name; null for a
- * NULL), a column of the row, or a column's text spelled otherwise (`RUB` → `RUR`: the spelled
- * text, NULL for any other).
- */
-export type NativeArgument =
-  | { text: string | null }
-  | { column: StoredField | 'seq' | 'extra' }
-  | { spelled: StoredField; cases: readonly (readonly [string, string])[] };
+/** One argument of a call: a text constant (the kinds, a literal, an element's name, a spelling map; null for a NULL) or a column of the row. */
+export type NativeArgument = { text: string | null } | { column: StoredField | 'seq' | 'extra' };
 
 export interface NativeCall {
   name: 'price_export_delimited' | 'price_export_json' | 'price_export_xml' | 'price_export_yml';
   args: readonly NativeArgument[];
 }
 
-/** A part's argument: a column, a constant text (an element's name), or a column spelled otherwise. */
-type PartArgument = { column: StoredField } | { text: string } | Extract<NativeArgument, { spelled: StoredField }>;
+/** A part's argument: a column or a constant text (an element's name, a spelling map). */
+type PartArgument = { column: StoredField } | { text: string };
 
 const KIND_LETTERS = { text: 't', money: 'm', integer: 'i', boolean: 'b', literal: 'l' } as const;
 
@@ -164,16 +157,18 @@ function ymlPart(args: Arguments, part: YmlRecordPart, categories: { ids: string
       args.value('b', from.value);
       return true;
     case 'text': {
-      const cases = Object.entries(part.spelled ?? {});
-      if (cases.length === 0 && required) {
+      const spelled = part.spelled !== undefined && Object.keys(part.spelled).length > 0;
+      if (!spelled && required) {
         tagged(args, part.element, 'T', from.value);
-      } else if (cases.length === 0) {
+      } else if (!spelled) {
         args.value(`${from.prefix}t`, { text: part.element }, from.value);
       } else {
+        // The aggregate spells a column's text only (S and s take no `x`).
         if (!('column' in from.value)) return false;
-        const spelling = { spelled: from.value.column, cases };
-        if (required) tagged(args, part.element, 'S', spelling, from.value);
-        else args.value('s', { text: part.element }, spelling, from.value);
+        // The map as a constant the aggregate looks the text up in, not a CASE per row (yml_offers.c says why).
+        const spellings = { text: JSON.stringify(part.spelled) };
+        if (required) tagged(args, part.element, 'S', spellings, from.value);
+        else args.value('s', { text: part.element }, spellings, from.value);
       }
       return true;
     }

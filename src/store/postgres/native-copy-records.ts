@@ -3,7 +3,6 @@ import type { RecordSpec } from '../../model/record-spec.js';
 import { findNativeBuild, RECORDS_EXTENSION_VERSION } from '../native-builds.js';
 import { nativeRecordsCall, type NativeArgument, type NativeCall } from '../native-records-call.js';
 import type { StoredField } from '../stored-fields.js';
-import { spelledCase } from './yml-sql.js';
 
 /*
  * PostgreSQL's pages built in the instance by the C aggregates SQLite's pages run
@@ -70,8 +69,7 @@ export function nativeCopyPlan(spec: RecordSpec): NativeCopyPlan | null {
   };
   const argument = (arg: NativeArgument): number | string | null => {
     if ('text' in arg) return arg.text;
-    if ('column' in arg) return column(arg.column, COLUMN_TYPES[arg.column]);
-    return column(spelledCase(arg.cases, arg.spelled), 't');
+    return column(arg.column, COLUMN_TYPES[arg.column]);
   };
   const args = call.args.map(argument);
   return { select: [...columns.keys()].join(', '), call: call.name, args, columnTypes };

@@ -80,9 +80,9 @@ const fieldSql = (field: ItemField): string => (isStoredField(field) ? field : e
 /** One attribute's value (NULL when the item lacks it). */
 const attributeValue = (key: string): string => `(e.j -> 'attributes' ->> ${literal(key)})`;
 const booleanText = (value: string): string => `CASE WHEN ${value} THEN 'true' ELSE 'false' END`;
-/** `value` spelled otherwise (`RUB` → `RUR`): the spelling where `cases` has one, else `otherwise` (NULL when none is given). */
-export const spelledCase = (cases: readonly (readonly [string, string])[], value: string, otherwise?: string): string =>
-  `CASE ${value} ${cases.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')}${otherwise === undefined ? '' : ` ELSE ${otherwise}`} END`;
+/** `value` spelled otherwise (`RUB` → `RUR`): the spelling where `cases` has one, else `otherwise`. */
+const spelledCase = (cases: readonly (readonly [string, string])[], value: string, otherwise: string): string =>
+  `CASE ${value} ${cases.map(([from, to]) => `WHEN ${literal(from)} THEN ${literal(to)}`).join(' ')} ELSE ${otherwise} END`;
 /** A text part's value spelled otherwise where the spec says so, else `shown`. */
 function spelledOr(p: Extract<YmlRecordPart, { kind: 'text' }>, value: string, shown: string): string {
   const spelled = Object.entries(p.spelled ?? {});

@@ -1,7 +1,6 @@
 import type { RecordSpec } from '../../model/record-spec.js';
 import { nativeRecordsCall, type NativeArgument } from '../native-records-call.js';
 import type { PageQuery } from './list-pages.js';
-import { spelledCase } from './yml-sql.js';
 
 /*
  * A record spec as a page query of the C aggregates the records extension registers
@@ -23,7 +22,6 @@ export function nativeRecordsPage(spec: RecordSpec, onlyAvailable: boolean): Pag
   };
   const sql = (arg: NativeArgument): string => {
     if ('column' in arg) return arg.column;
-    if ('spelled' in arg) return spelledCase(arg.cases, arg.spelled, bind);
     return arg.text === null ? 'NULL' : bind(arg.text);
   };
   const args = call.args.map(sql);

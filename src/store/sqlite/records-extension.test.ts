@@ -92,15 +92,28 @@ describe('price_export_delimited(), price_export_json(), price_export_xml(), pri
     );
   });
 
-  it('YML: rows out of publication order, extra or categories not JSON, money not a non-negative integer, a malformed call', () => {
+  it('YML: a column spelled as the spellings constant says, else escaped; a spelling with JSON escapes decoded', () => {
+    const spellings = `'{"RUB":"RUR","a\\"b":"&quot;q&amp;","Я":"\\u044f"}'`;
+    const rows: [number, unknown, unknown][] = [[1, 'RUB', null], [2, 'rub', null], [3, 'a"b', null], [4, 'Я', null], [5, '<&>', null], [6, null, null]];
+    assert.equal(items(`price_export_yml('S', NULL, seq, NULL, ${spellings}, a)`, rows), 'RUR' + 'rub' + '&quot;q&amp;' + 'я' + '&lt;&amp;&gt;');
+    assert.equal(items(`price_export_yml('s', NULL, seq, NULL, 'c', ${spellings}, a)`, rows.slice(0, 2)), '<c>RUR</c>\n<c>rub</c>\n');
+    // No spellings (NULL): every value escaped.
+    assert.equal(items(`price_export_yml('S', NULL, seq, NULL, NULL, a)`, [[1, 'RUB', null]]), 'RUB');
+  });
+
+  it('YML: rows out of publication order, extra, categories or spellings not JSON, money not a non-negative integer, a malformed call', () => {
     assert.throws(() => items(`price_export_yml('T', NULL, seq, NULL, a)`, [[2, 'a', null], [1, 'b', null]]), /price_export_yml: rows out of publication order/);
-    assert.throws(() => items(`price_export_yml('xt', NULL, seq, a, 'e', 'vendor')`, [[1, '{"vendor":"x"', null]]), /extra or categories is not the JSON/);
-    assert.throws(() => items(`price_export_yml('xt', NULL, seq, a, 'e', 'vendor')`, [[1, '{"vendor":"\\u12"}', null]]), /extra or categories is not the JSON/);
-    assert.throws(() => items(`price_export_yml('xc', '{"a":"b"}', seq, NULL, 'c', 'category', '1')`, [[1, null, null]]), /extra or categories is not the JSON/);
+    assert.throws(() => items(`price_export_yml('xt', NULL, seq, a, 'e', 'vendor')`, [[1, '{"vendor":"x"', null]]), /extra, categories or spellings is not the JSON/);
+    assert.throws(() => items(`price_export_yml('xt', NULL, seq, a, 'e', 'vendor')`, [[1, '{"vendor":"\\u12"}', null]]), /extra, categories or spellings is not the JSON/);
+    assert.throws(() => items(`price_export_yml('xc', '{"a":"b"}', seq, NULL, 'c', 'category', '1')`, [[1, null, null]]), /extra, categories or spellings is not the JSON/);
     assert.throws(() => items(`price_export_yml('M', NULL, seq, NULL, b)`, [[1, null, 1.5]]), /price_export_yml: money must be a non-negative integer/);
     assert.throws(() => items(`price_export_yml('t', NULL, seq, NULL, a)`, [[1, 'a', null]]), /a known kind letter per part/);
     assert.throws(() => items(`price_export_yml('Tz', NULL, seq, NULL, a, a)`, [[1, 'a', null]]), /a known kind letter per part/);
     assert.throws(() => items(`price_export_yml('x', NULL, seq, NULL)`, [[1, 'a', null]]), /a known kind letter per part/);
+    // S and s spell a column's text, never a key of extra.
+    assert.throws(() => items(`price_export_yml('xS', NULL, seq, a, '{}', 'currency')`, [[1, '{}', null]]), /a known kind letter per part/);
+    assert.throws(() => items(`price_export_yml('S', NULL, seq, NULL, '{"RUB":', a)`, [[1, 'RUB', null]]), /extra, categories or spellings is not the JSON/);
+    assert.throws(() => items(`price_export_yml('S', NULL, seq, NULL, '{"RUB":1}', a)`, [[1, 'RUB', null]]), /extra, categories or spellings is not the JSON/);
   });
 
   it('YML: any extra text, cut or bent, gives offers or the JSON error, never a read past its end', () => {
@@ -127,7 +140,7 @@ describe('price_export_delimited(), price_export_json(), price_export_xml(), pri
           items(call, [[1, bad, null], [2, extra, null]]);
         } catch (error) {
           // Whole, the text is read: only a price that is no integer is refused.
-          assert.match(String(error), how === 'none' ? /money must be a non-negative integer/ : /extra or categories is not the JSON|money must be a non-negative integer/);
+          assert.match(String(error), how === 'none' ? /money must be a non-negative integer/ : /extra, categories or spellings is not the JSON|money must be a non-negative integer/);
           return;
         }
         if (how === 'none') assert.ok(!extra.includes('"purchase_price":1.5'));

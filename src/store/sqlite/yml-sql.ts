@@ -27,9 +27,9 @@ const pathLabel = (key: string): string => `"${key.replaceAll('\\', '\\\\').repl
  */
 const money = (v: string): string => `(((${v}) / 100) || '.' || substr(100 + (${v}) % 100, 2))`;
 
-/** `value` spelled otherwise (`RUB` → `RUR`), the texts bound by `bind`: the spelling where `cases` has one, else `otherwise` (NULL when none is given). */
-export const spelledCase = (cases: readonly (readonly [string, string])[], value: string, bind: (text: string) => string, otherwise?: string): string =>
-  `CASE ${value} ${cases.map(([from, to]) => `WHEN ${bind(from)} THEN ${bind(to)}`).join(' ')}${otherwise === undefined ? '' : ` ELSE ${otherwise}`} END`;
+/** `value` spelled otherwise (`RUB` → `RUR`), the texts bound by `bind`: the spelling where `cases` has one, else `otherwise`. */
+const spelledCase = (cases: readonly (readonly [string, string])[], value: string, bind: (text: string) => string, otherwise: string): string =>
+  `CASE ${value} ${cases.map(([from, to]) => `WHEN ${bind(from)} THEN ${bind(to)}`).join(' ')} ELSE ${otherwise} END`;
 
 export function compileYmlRecord(spec: YmlRecordSpec): CompiledRecord {
   const params: Record<string, string> = {};

@@ -310,7 +310,7 @@ static void xml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
 static void version(sqlite3_context *context, int argc, sqlite3_value **argv) {
   (void)argc;
   (void)argv;
-  sqlite3_result_int(context, 3);
+  sqlite3_result_int(context, 4);
 }
 
 /* The YML offers' aggregate step (yml_offers.c). */

@@ -19,9 +19,11 @@
  *   b (value)                `true` or `false`;
  *   T (value)                a text every item has, escaped, its tags in the literals around it;
  *   M (value)                money every item has, its tags in the literals around it;
- *   S (spelled, value)       `spelled` (already escaped) when not NULL, else the value escaped;
+ *   S (spellings, value)     the value's spelling in `spellings`, a JSON object of texts to
+ *                            their spellings (already escaped: {"RUB":"RUR"}), else the value
+ *                            escaped;
  *   t (name, value)          `<name>text</name>\n`, nothing for NULL;
- *   s (name, spelled, value) the same with S's spelling;
+ *   s (name, spellings, value) the same with S's spelling;
  *   m (name, value)          `<name>money</name>\n`, nothing for NULL;
  *   o (name, value, above)   the same, only when the value is greater than `above`'s;
  *   i (name, value)          `<name>digits</name>\n`, nothing for NULL;
@@ -33,7 +35,12 @@
  *   P (name, value)          the same of money;
  *   q (name, attributes, key) p of the object's value at `key`.
  * Money is minor units with `.` and two digits. A part's value argument, after `x` (`xt`, `xA`…),
- * is the key of `extra` that holds the value (a JSON string is decoded, a number is its digits).
+ * is the key of `extra` that holds the value (a JSON string is decoded, a number is its digits);
+ * S and s take a column's value only.
+ *
+ * The spellings are a constant, looked up here, not a CASE column of the query: PostgreSQL's CASE
+ * per row was ~15 % of its work on a YML page, and its COPY one column more (bench/RESULTS.md,
+ * "2026-11-27, noon").
  */
 #include "json_text.h"
 #include "records_page.h"
@@ -64,7 +71,7 @@ typedef struct {
   int count;
 } Extra;
 
-static const char *const NOT_JSON = "price_export_yml: extra or categories is not the JSON the store writes";
+static const char *const NOT_JSON = "price_export_yml: extra, categories or spellings is not the JSON the store writes";
 
 static void release_state(void *pointer) {
   YmlState *state = pointer;
@@ -284,7 +291,8 @@ static int well_formed(const unsigned char *kinds, int kind_count, int argc) {
   for (int k = 0; k < kind_count; k++) {
     unsigned char kind = kinds[k];
     if (kind == 'x') {
-      if (k + 1 == kind_count || kinds[k + 1] == 'l' || argument_count(kinds[k + 1]) == 0) return 0;
+      unsigned char next = k + 1 < kind_count ? kinds[k + 1] : 'l';
+      if (next == 'l' || next == 'S' || next == 's' || argument_count(next) == 0) return 0;
       continue;
     }
     if (argument_count(kind) == 0) return 0;
@@ -320,6 +328,28 @@ static int put_element_text(Page *page, YmlState *state, unsigned char kind, Val
   }
 }
 
+/* A column's text as `spellings` (a JSON object, NULL for none) spell it, else escaped; 0 (the error set) when the object is no JSON object. */
+static int put_spelled(Page *page, YmlState *state, sqlite3_value *spellings, Value value) {
+  const unsigned char *text = text_of(spellings);
+  if (text && value.type == V_TEXT) {
+    Lookup lookup = {page, state, value.bytes, (int)value.length, {V_NULL, NULL, 0, 0}};
+    Value object = {V_JSON_OTHER, text, sqlite3_value_bytes(spellings), 0};
+    if (!walk(page, object, find_member, &lookup)) return 0;
+    if (lookup.found.type != V_NULL) {
+      Value spelling = lookup.found;
+      if (spelling.type != V_JSON_STRING) {
+        page->error = NOT_JSON;
+        return 0;
+      }
+      // Already escaped: its bytes as they are, once the JSON string is decoded.
+      if (!text_bytes(page, state, &spelling)) return 0;
+      put(page, spelling.bytes, spelling.length);
+      return 1;
+    }
+  }
+  return put_escaped(page, state, value, 0);
+}
+
 /* Writes one part; 0 (the error set) when it cannot. */
 static int put_part(Page *page, YmlState *state, unsigned char kind, sqlite3_value **args, Value *value) {
   switch (kind) {
@@ -340,10 +370,8 @@ static int put_part(Page *page, YmlState *state, unsigned char kind, sqlite3_val
     case 'S':
     case 's': {
       if (value->type == V_NULL) return 1;
-      sqlite3_value *spelled = args[kind == 'S' ? 0 : 1];
       if (kind == 's') open_element(page, args[0]);
-      if (sqlite3_value_type(spelled) != SQLITE_NULL) put_value_text(page, spelled);
-      else if (!put_escaped(page, state, *value, 0)) return 0;
+      if (!put_spelled(page, state, args[kind == 'S' ? 0 : 1], *value)) return 0;
       if (kind == 's') close_element(page, args[0]);
       return 1;
     }

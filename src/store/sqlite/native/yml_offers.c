@@ -40,7 +40,7 @@
  *
  * The spellings are a constant, looked up here, not a CASE column of the query: PostgreSQL's CASE
  * per row was ~15 % of its work on a YML page, and its COPY one column more (bench/RESULTS.md,
- * "2026-11-27, noon").
+ * "2026-11-27, before noon").
  */
 #include "json_text.h"
 #include "records_page.h"

@@ -26,4 +26,4 @@ export function findNativeBuild(file: string): string | null {
  * source; both change together). A build left from an older checkout (pulled, not rebuilt)
  * answers another and is not used: its calls would fail, or print other bytes.
  */
-export const RECORDS_EXTENSION_VERSION = 4;
+export const RECORDS_EXTENSION_VERSION = 5;

@@ -1,8 +1,9 @@
 /**
  * The C aggregates' own refusals (native/price_export_records.c, native/yml_offers.c): what the
  * contract tests' well-formed pages never reach. Their records themselves are held to the
- * writers' bytes by store/{delimited,json,xml,yml}-records.contract.test.ts. Skipped where the
- * extension was not built (npm test says so).
+ * writers' bytes by store/{delimited,json,xml,yml}-records.contract.test.ts. And the table-valued
+ * price_export_copy_rows() (native/copy_rows.c), whole: the COPY rows it reads and refuses.
+ * Skipped where the extension was not built (npm test says so).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -147,5 +148,118 @@ describe('price_export_delimited(), price_export_json(), price_export_xml(), pri
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('price_export_copy_rows()', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
+  const db = new Database(':memory:');
+  assert.equal(loadRecordsExtension(db, extension!), true);
+  const COLUMNS = 'price_list_id, seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free';
+  // As postgres/items.ts copyBytes writes a text: `\N` is NULL, backslash, tab, LF and CR escaped.
+  const copyText = (text: string | null): string =>
+    text === null ? '\\N' : text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
+  type Item = [number, number, string, string, number, number | null, string, boolean, number | null, string | null, string | null, number];
+  const copyRow = ([id, seq, offer, name, price, old, currency, available, quantity, url, extra, quoteFree]: Item): string =>
+    `${id}\t${seq}\t${copyText(offer)}\t${copyText(name)}\t${price}\t${old ?? '\\N'}\t${copyText(currency)}\t${available ? 't' : 'f'}\t`
+    + `${quantity ?? '\\N'}\t${copyText(url)}\t${copyText(extra)}\t${quoteFree}\n`;
+  const copy = (items: Item[]) => Buffer.from(items.map(copyRow).join(''));
+  const read = (rows: Buffer | string) => db.prepare('SELECT * FROM price_export_copy_rows(?)').raw().all(rows) as unknown[][];
+  const asRow = ([id, seq, offer, name, price, old, currency, available, quantity, url, extra, quoteFree]: Item) =>
+    [id, seq, offer, name, price, old, currency, available ? 1 : 0, quantity, url, extra, quoteFree];
+
+  it('yields each column: integers, texts with their escapes decoded, NULL, t as 1 and f as 0', () => {
+    const items: Item[] = [
+      [7, 1, 'A-1', 'tab\there, LF\nthere, CR\rthere, backslash\\there, \\N', 199050, null, 'RUB', true, null, null, null, 2 ** 53 - 1],
+      [7, 2, 'Б-2', 'Яблоко «антоновка» 😀', 5, 10, '', false, 0, 'https://x.example/a?b=c', '{"k":"v\\\\u0001\\n"}', 0],
+      [-3, 3, '', '', 0, -1, 'RUB', true, -12, '', '', 12],
+    ];
+    assert.deepEqual(read(copy(items)), items.map(asRow));
+    // The SQLite types, as price_items' columns hold them: an empty text is '', never NULL.
+    const types = db.prepare(`SELECT ${COLUMNS.split(', ').map((c) => `typeof(${c})`).join(', ')} FROM price_export_copy_rows(?)`).raw().all(copy(items));
+    assert.deepEqual(types[0], ['integer', 'integer', 'text', 'text', 'integer', 'null', 'text', 'integer', 'null', 'null', 'null', 'integer']);
+    assert.deepEqual(types[2], ['integer', 'integer', 'text', 'text', 'integer', 'integer', 'text', 'integer', 'integer', 'text', 'text', 'integer']);
+    // PostgreSQL's other escapes, which the store's writer never makes.
+    assert.deepEqual(read(Buffer.from('1\t1\to\t\\b\\f\\v\\\\\\t\t1\t\\N\tb\\\\\tt\t\\N\t\\N\t\\N\t0\n')).map((row) => row.slice(3, 7)), [['\b\f\v\\\t', 1, null, 'b\\']]);
+  });
+
+  it('reads a TEXT argument as a BLOB, and no rows from an empty one', () => {
+    const items: Item[] = [[1, 1, 'o', 'Я\tя', 1, null, 'RUB', true, null, null, null, 0]];
+    assert.deepEqual(read(copy(items).toString('utf8')), items.map(asRow));
+    assert.deepEqual(read(Buffer.alloc(0)), []);
+    assert.deepEqual(read(''), []);
+  });
+
+  it('reads back any text the writer escapes, wherever its escapes fall in the eight-byte scan', () => {
+    const char = fc.constantFrom('a', 'N', 'Я', '😀', '\\', '\t', '\n', '\r', ' ', 'b', 't');
+    const text = fc.string({ unit: char, maxLength: 20 });
+    const texts = fc.tuple(text, text, fc.option(text), fc.option(text));
+    fc.assert(
+      fc.property(fc.array(texts, { maxLength: 5 }), (rows) => {
+        const items = rows.map(([offer, name, url, extra], i): Item => [1, i + 1, offer, name, 1, null, 'RUB', true, null, url, extra, 0]);
+        assert.deepEqual(read(copy(items)), items.map(asRow));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('stores rows with INSERT OR IGNORE … SELECT, a repeated offer_id ignored, changes the rows inserted', () => {
+    db.exec(`CREATE TABLE price_items (price_list_id INTEGER NOT NULL, seq INTEGER NOT NULL, offer_id TEXT NOT NULL, name TEXT NOT NULL,
+      price INTEGER NOT NULL, old_price INTEGER, currency TEXT NOT NULL, available INTEGER NOT NULL, quantity INTEGER, url TEXT, extra TEXT,
+      quote_free INTEGER, PRIMARY KEY (price_list_id, seq), UNIQUE (price_list_id, offer_id)) WITHOUT ROWID`);
+    const insert = db.prepare(`INSERT OR IGNORE INTO price_items (${COLUMNS}) SELECT ${COLUMNS} FROM price_export_copy_rows(?)`);
+    const items: Item[] = [
+      [9, 1, 'a', 'first a', 100, null, 'RUB', true, 3, null, null, 1],
+      [9, 2, 'b', 'b\n', 200, 300, 'RUB', false, null, 'u', '{}', 2 ** 53 - 1],
+      [9, 3, 'a', 'second a', 300, null, 'RUB', true, null, null, null, 0],
+    ];
+    assert.equal(insert.run(copy(items)).changes, 2);
+    assert.deepEqual(db.prepare(`SELECT ${COLUMNS} FROM price_items ORDER BY seq`).raw().all(), [items[0], items[1]].map(asRow));
+    // A bad row fails the statement: none of its rows stay.
+    assert.throws(() => insert.run(Buffer.from(copyRow([10, 1, 'x', 'x', 1, null, 'RUB', true, null, null, null, 0]) + '10\t2\n')), /row 2: 2 fields, expected 12/);
+    assert.equal(db.prepare('SELECT count(*) FROM price_items WHERE price_list_id = 10').pluck().get(), 0);
+  });
+
+  it('keeps each value when the function runs again for the next row of a join', () => {
+    db.exec('CREATE TABLE batches (n INTEGER, rows BLOB)');
+    const add = db.prepare('INSERT INTO batches VALUES (?, ?)');
+    for (const [n, name] of [[1, 'zzz, the greatest'], [2, 'aaa'], [3, 'bbb']] as const) add.run(n, copy([[1, 1, 'o', name, 1, null, 'RUB', true, null, null, null, 0]]));
+    // max() holds its best value while the next batch's rows are read.
+    assert.equal(db.prepare('SELECT max((SELECT name FROM price_export_copy_rows(batches.rows))) FROM batches').pluck().get(), 'zzz, the greatest');
+    assert.deepEqual(db.prepare('SELECT n, name FROM batches, price_export_copy_rows(batches.rows) ORDER BY n').raw().all(), [[1, 'zzz, the greatest'], [2, 'aaa'], [3, 'bbb']]);
+  });
+
+  it('is innocuous: a view over it is read with trusted_schema off', () => {
+    const other = new Database(':memory:');
+    try {
+      assert.equal(loadRecordsExtension(other, extension!), true);
+      other.exec(`PRAGMA trusted_schema = OFF; CREATE VIEW v AS SELECT name FROM price_export_copy_rows(x'${copy([[1, 1, 'o', 'n', 1, null, 'R', true, null, null, null, 0]]).toString('hex')}')`);
+      assert.deepEqual(other.prepare('SELECT * FROM v').pluck().all(), ['n']);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('fails on a row that is not what the writer makes, naming the row', () => {
+    const good = copyRow([1, 1, 'o', 'n', 1, null, 'RUB', true, null, null, null, 0]);
+    const fields = good.slice(0, -1).split('\t');
+    const withField = (i: number, value: string) => fields.map((field, at) => (at === i ? value : field)).join('\t') + '\n';
+    const fails = (row: string, message: RegExp) => assert.throws(() => read(Buffer.from(good + good + row)), message);
+    fails(fields.slice(0, 11).join('\t') + '\n', /^SqliteError: price_export_copy_rows: row 3: 11 fields, expected 12$/);
+    fails(fields.join('\t') + '\t\n', /row 3: 13 fields, expected 12/);
+    fails('\n', /row 3: 1 fields, expected 12/);
+    fails(withField(3, 'a\\qb'), /row 3: name: \\q is no COPY escape/);
+    fails(withField(3, 'a\\N'), /row 3: name: \\N is no COPY escape/);
+    fails(withField(3, 'a\\\t'), /row 3: name: a backslash before byte 0x09 is no COPY escape/);
+    fails(withField(3, '\\x41'), /row 3: name: \\x is no COPY escape/);
+    fails(good.slice(0, -1), /row 3: no LF at its end/);
+    fails(good.slice(0, -1) + '\\', /row 3: no LF at its end/);
+    for (const bad of ['', '12a', '+1', '1.5', ' 1', '-', '9223372036854775808', '12345678901234567890']) fails(withField(4, bad), /row 3: price: not an integer/);
+    const extremes = Buffer.from(withField(4, '-9223372036854775808') + withField(4, '9223372036854775807'));
+    assert.deepEqual(db.prepare('SELECT price FROM price_export_copy_rows(?)').safeIntegers(true).pluck().all(extremes), [-(2n ** 63n), 2n ** 63n - 1n]);
+    for (const bad of ['', '1', '0', 'true', 'T', 'tt', '\\N']) fails(withField(7, bad), /row 3: available(: not t or f| is \\N, and never NULL)/);
+    fails(withField(2, '\\N'), /row 3: offer_id is \\N, and never NULL/);
+    fails(withField(11, '\\N'), /row 3: quote_free is \\N, and never NULL/);
+    assert.throws(() => read(null as unknown as Buffer), /rows is a BLOB or TEXT of COPY rows, not NULL/);
+    assert.throws(() => db.prepare('SELECT * FROM price_export_copy_rows').all(), /no query solution/);
   });
 });

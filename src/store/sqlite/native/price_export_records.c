@@ -310,11 +310,13 @@ static void xml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
 static void version(sqlite3_context *context, int argc, sqlite3_value **argv) {
   (void)argc;
   (void)argv;
-  sqlite3_result_int(context, 4);
+  sqlite3_result_int(context, 5);
 }
 
 /* The YML offers' aggregate step (yml_offers.c). */
 void yml_step(sqlite3_context *context, int argc, sqlite3_value **argv);
+/* The price_export_copy_rows(rows) table-valued function: COPY text rows as a table (copy_rows.c). */
+int price_export_copy_rows_register(sqlite3 *db);
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -328,5 +330,6 @@ int sqlite3_priceexportrecords_init(sqlite3 *db, char **error, const sqlite3_api
   if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_xml", -1, flags, 0, 0, xml_step, page_final);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_yml", -1, flags, 0, 0, yml_step, page_final);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_records_version", 0, flags | SQLITE_DETERMINISTIC, 0, version, 0, 0);
+  if (rc == SQLITE_OK) rc = price_export_copy_rows_register(db);
   return rc;
 }

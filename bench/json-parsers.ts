@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { JSONParser } from '@streamparser/json';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
-import { JsonItemSplitter } from '../src/domain/json-items.js';
+import { itemValue, JsonItemSplitter } from '../src/domain/json-items.js';
 import { readSource } from '../src/domain/publication-source.js';
 import { decodedAsUtf8 } from '../src/domain/text-decoding.js';
 import { rawItem, richItem } from './bench-data.js';
@@ -84,7 +84,7 @@ async function* viaStreamparser(input: Readable, form: Form): AsyncIterable<unkn
 async function* viaSplitter(input: Readable): AsyncIterable<unknown> {
   const splitter = new JsonItemSplitter(16 * 1024 * 1024);
   for await (const chunk of chain(input, decodedAsUtf8('utf-8')) as AsyncIterable<Buffer>) {
-    for (const item of splitter.push(chunk)) yield item.value;
+    for (const item of splitter.push(chunk)) yield itemValue(item);
   }
   splitter.end();
 }

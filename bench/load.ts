@@ -60,7 +60,7 @@ async function seed(): Promise<Array<{ id: string; keys: string[]; profile: numb
     const keys = [(await issueKey(db, id, 'load')).value];
     if (s === 0) keys.push((await issueKey(db, id, 'second')).value);
     const profile = await putProfile(db, id, { name: 'short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'name', title: 'Name' }, { field: 'price', title: 'Price' }, { field: 'attributes.color', title: 'Color' }] });
-    await publishPriceList(db, id, readSource(Readable.from([Buffer.from(items(s))]), 'ndjson'));
+    await publishPriceList(db, id, readSource(Readable.from([Buffer.from(items(s))]), 'ndjson', { raw: true }));
     seeded.push({ id, keys, profile: profile.id });
   }
   await db.close();

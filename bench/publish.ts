@@ -51,7 +51,7 @@ async function publishOnce(file: string, url: string, expected: number): Promise
   await db.migrate();
   await db.stores.create({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
   const start = process.hrtime.bigint();
-  const list = await publishPriceList(db, 'bench', readSource(createReadStream(file), 'ndjson'));
+  const list = await publishPriceList(db, 'bench', readSource(createReadStream(file), 'ndjson', { raw: true }));
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await db.close();
   if (list.item_count !== expected) throw new Error(`published ${list.item_count} items, expected ${expected}`);

@@ -5,7 +5,9 @@
 //   (src/store/sqlite/native/*.c), against the SQLite headers better-sqlite3 ships;
 // - the Node-API module that runs the same aggregates over PostgreSQL's COPY
 //   (src/store/postgres/native/*.c with those sources), against the Node-API headers
-//   Node installs beside itself (include/node).
+//   Node installs beside itself (include/node);
+// - the Node-API module that reads a publication's items straight into rows
+//   (src/store/item-rows/native/*.c), against the same Node-API headers.
 //
 // Both are optional: without them the store builds the same records with SQL, slower
 // (bench/RESULTS.md). So a failure here is a warning, not a failed install, unless
@@ -22,8 +24,8 @@ const required = process.env.PRICE_EXPORT_REQUIRE_NATIVE === '1';
 const compiler = process.env.CC || 'cc';
 let failed = false;
 
-function give(what, reason) {
-  const message = `price-export: ${what} was not built (${reason}); those pages are built by SQL instead, slower`;
+function give(what, reason, instead = 'those pages are built by SQL instead') {
+  const message = `price-export: ${what} was not built (${reason}); ${instead}, slower`;
   if (required) {
     console.error(`${message}. PRICE_EXPORT_REQUIRE_NATIVE=1: failing.`);
     failed = true;
@@ -33,14 +35,14 @@ function give(what, reason) {
 }
 
 /** Compiles `inputs` into build/native/`file`; false (with the warning) when it cannot. */
-function compile(what, file, flags, inputs) {
+function compile(what, file, flags, inputs, instead) {
   const out = join(root, 'build/native', file);
   mkdirSync(dirname(out), { recursive: true });
   const partial = `${out}.${process.pid}`;
   const built = spawnSync(compiler, ['-O2', ...flags, ...inputs, '-o', partial], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (built.error || built.status !== 0) {
     rmSync(partial, { force: true });
-    give(what, built.error ? `${compiler}: ${built.error.message}` : `${compiler} exited with ${built.status}`);
+    give(what, built.error ? `${compiler}: ${built.error.message}` : `${compiler} exited with ${built.status}`, instead);
     return;
   }
   // Renamed into place: a server running from this checkout may have the old file loaded.
@@ -68,6 +70,10 @@ function build() {
   const flags = [...module, '-fvisibility=hidden', '-DPRICE_EXPORT_COPY_VALUES', `-I${moduleSources}`, `-I${sqliteHeaders}`, `-I${nodeHeaders}`];
   const moduleFiles = readdirSync(moduleSources).filter((name) => name.endsWith('.c')).map((name) => join(moduleSources, name));
   compile('the PostgreSQL records module', 'price_export_copy_records.node', flags, [...sources, ...moduleFiles]);
+
+  const itemSources = join(root, 'src/store/item-rows/native');
+  const itemFiles = readdirSync(itemSources).filter((name) => name.endsWith('.c')).map((name) => join(itemSources, name));
+  compile('the native item reader', 'price_export_item_rows.node', [...module, '-fvisibility=hidden', `-I${nodeHeaders}`], itemFiles, 'publications are read by JavaScript instead');
 }
 
 build();

@@ -60,7 +60,7 @@ async function publishOnce(file: string, format: SourceFormat, url: string, expe
   await db.stores.create({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
   const rssBefore = process.memoryUsage().rss;
   const started = performance.now();
-  const list = await publishPriceList(db, 'bench', readSource(createReadStream(file), format));
+  const list = await publishPriceList(db, 'bench', readSource(createReadStream(file), format, { raw: true }));
   const seconds = (performance.now() - started) / 1000;
   await db.close();
   if (list.item_count !== expected) throw new Error(`published ${list.item_count} items, expected ${expected}`);

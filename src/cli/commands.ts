@@ -231,7 +231,7 @@ async function publish(args: string[], out: Out, open: OpenDatabase): Promise<nu
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
   const { maxFieldChars, maxLineBytes, historyVersions } = loadConfig();
   const published = await withOpenStore(open, (db) =>
-    publishPriceList(db, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), {
+    publishPriceList(db, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes, raw: true }), {
       onProgress: progress, maxFieldChars, force: values.force, keepVersions: historyVersions,
     }),
   );

@@ -95,6 +95,13 @@ async function checkDatabase(url: string): Promise<Finding[]> {
         ? 'CSV, TSV, JSON, XML and YML pages are built by the C records code (build/native/)'
         : 'CSV, TSV, JSON, XML and YML pages are built by SQL: the C records code was not built, or was built by an older checkout (run npm run build; it needs a C compiler), so their first downloads are slower' });
     }
+    const reader = db.nativeItemReader?.();
+    if (reader !== undefined) {
+      // Not a fault either: JavaScript reads every item to the same rows, only slower.
+      findings.push({ subject, ok: true, text: reader
+        ? 'JSON and NDJSON publications are read by the native item reader (build/native/)'
+        : 'JSON and NDJSON publications are read by JavaScript: the native item reader was not built, or was built by an older checkout (run npm run build; it needs a C compiler), so large publications are slower' });
+    }
     return findings;
   } finally {
     await db.close().catch(() => undefined);

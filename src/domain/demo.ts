@@ -22,7 +22,7 @@ export async function setUpDemo(db: Database): Promise<DemoSetup> {
   const existing = (await db.profiles.list(DEMO_STORE.id)).find((p) => p.name === DEMO_PROFILE.name);
   const profile = await putProfile(db, DEMO_STORE.id, DEMO_PROFILE, existing?.id);
   const source = Readable.from([JSON.stringify(DEMO_ITEMS)]);
-  const priceList = await publishPriceList(db, DEMO_STORE.id, readSource(source, 'json'));
+  const priceList = await publishPriceList(db, DEMO_STORE.id, readSource(source, 'json', { raw: true }));
   return { storeId: DEMO_STORE.id, key: value, profile, priceList };
 }
 

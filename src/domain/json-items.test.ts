@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import { AppError } from '../errors/app-error.js';
-import { JsonItemSplitter } from './json-items.js';
+import { itemValue, JsonItemSplitter } from './json-items.js';
 import { readSource } from './publication-source.js';
 import { decodedAsUtf8 } from './text-decoding.js';
 
@@ -111,7 +111,7 @@ function split(bytes: Buffer, size: number): Outcome {
   const splitter = new JsonItemSplitter(Number.MAX_SAFE_INTEGER);
   const rows: [string, unknown][] = [];
   try {
-    for (const chunk of chunked(bytes, size)) rows.push(...splitter.push(chunk).map(({ index, value }): [string, unknown] => [`items[${index}]`, value]));
+    for (const chunk of chunked(bytes, size)) rows.push(...splitter.push(chunk).map((item): [string, unknown] => [`items[${item.index}]`, itemValue(item)]));
     splitter.end();
     return { rows };
   } catch (error) {

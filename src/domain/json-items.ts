@@ -1,14 +1,13 @@
 import { AppError } from '../errors/app-error.js';
-import { overUtf8Limit } from './text-decoding.js';
 
 /*
- * The items of a JSON publication (`[item, …]` or `{"items": [item, …], …}`), read from its
- * bytes as they arrive: each chunk is decoded once (a `toString` per item cost more, as for
- * NDJSON lines: bench/RESULTS.md, "2026-11-26, evening"), a scanner finds where each item ends
- * in the text (tracking strings, escapes and depth; strings are skipped with indexOf), and
- * each item's text goes whole to `JSON.parse`, which does the validating. Between items the scanner checks the structure itself (commas,
- * the closing bracket, nothing after it), and the other top-level keys' values are parsed too
- * and dropped, so a file stream-json refused is still refused.
+ * The items of a JSON publication (`[item, …]` or `{"items": [item, …], …}`), found in its
+ * bytes as they arrive: a scanner finds where each item ends (tracking strings, escapes and
+ * depth; strings are skipped with indexOf; every character it looks for is ASCII, which no byte
+ * of a longer UTF-8 character can be), and hands on each item's bytes undecoded, for the store's
+ * native reader or `JSON.parse` (itemValue), which do the validating. Between items the scanner
+ * checks the structure itself (commas, the closing bracket, nothing after it), and the other
+ * top-level keys' values are parsed and dropped, so a file stream-json refused is still refused.
  *
  * Hand-written because no library kept up (bench/json-parsers.ts, 300k items, 5 rounds,
  * median items/s ÷ NDJSON through readSource): stream-json's pick + streamArray, which this
@@ -20,11 +19,22 @@ import { overUtf8Limit } from './text-decoding.js';
  * `maxItemBytes` of it: a longer one refuses the file as soon as it passes the limit.
  */
 
-/** One item of the items array. */
+/** One item of the items array: its bytes, `source` from `start` to `end`. */
 export interface JsonItem {
   /** 0-based index in the items array. */
   index: number;
-  value: unknown;
+  source: Buffer;
+  start: number;
+  end: number;
+}
+
+/** An item's value, or the file's refusal when it is not JSON. */
+export function itemValue(item: JsonItem): unknown {
+  try {
+    return JSON.parse(item.source.toString('utf8', item.start, item.end));
+  } catch (error) {
+    throw new AppError('invalid_publication', `items[${item.index}]: not valid JSON (${(error as Error).message}); nothing was published`);
+  }
 }
 
 // What the scanner expects next, outside a value.
@@ -45,7 +55,7 @@ const ITEM_VALUE = 1;
 const KEY_VALUE = 2;
 const IGNORED_VALUE = 3;
 
-// Every character the scanner looks for is ASCII: the same code in UTF-8 and in UTF-16.
+// Every character the scanner looks for is ASCII: in UTF-8, no byte of another character is one.
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -54,14 +64,15 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON_CODE = 0x3a;
-const BOM = 0xfeff;
 
 /** How many backslashes run back from just before `end`, not looking before `from`. */
-function backslashesBefore(text: string, end: number, from: number): number {
+function backslashesBefore(bytes: Buffer, end: number, from: number): number {
   let at = end;
-  while (at > from && text.charCodeAt(at - 1) === BACKSLASH) at--;
+  while (at > from && bytes[at - 1] === BACKSLASH) at--;
   return end - at;
 }
+
+const BOM = [0xef, 0xbb, 0xbf];
 
 const isWhitespace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
@@ -72,11 +83,11 @@ export class JsonItemSplitter {
   private topLevelArray = false;
   private itemsSeen = false;
   private index = 0;
-  // The bytes were checked as UTF-8 before (text-decoding.ts), so nothing here is replaced.
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  /** The current chunk's text, and the bytes of the text before it: for the positions in error messages. */
-  private text = '';
+  /** The current chunk, and the bytes before it: for the positions in error messages. */
+  private chunk: Buffer = Buffer.alloc(0);
   private offset = 0;
+  /** The bytes of a byte-order mark read at the start so far. */
+  private bomBytes = 0;
 
   // The value being read, possibly across chunks.
   private value = NO_VALUE;
@@ -85,7 +96,7 @@ export class JsonItemSplitter {
   private escaped = false;
   /** A number, true, false or null: it ends at the first character that cannot be part of it. */
   private scalar = false;
-  private pieces: string[] = [];
+  private pieces: Buffer[] = [];
   private pendingBytes = 0;
   private key = '';
 
@@ -94,23 +105,26 @@ export class JsonItemSplitter {
   /** The items that end in `chunk`, in order. Throws the file's refusal at the first fault. */
   push(chunk: Buffer): JsonItem[] {
     const items: JsonItem[] = [];
-    // The decoder keeps a character cut at the chunk's end for the next one.
-    const text = (this.text = this.decoder.decode(chunk, { stream: true }));
-    const length = text.length;
-    // A byte-order mark at the very start is dropped (the decoder has joined its bytes).
-    let i = this.offset === 0 && text.charCodeAt(0) === BOM ? 1 : 0;
+    this.chunk = chunk;
+    const length = chunk.length;
+    // A byte-order mark at the very start is dropped, even cut across chunks.
+    let i = 0;
+    while (this.offset + i < BOM.length && this.bomBytes === this.offset + i && i < length && chunk[i] === BOM[this.offset + i]) {
+      this.bomBytes++;
+      i++;
+    }
     while (i < length) {
       if (this.value !== NO_VALUE) {
-        const end = this.scanValue(text, i);
+        const end = this.scanValue(chunk, i);
         if (end === -1) {
-          this.hold(text, i, length);
+          this.hold(chunk, i, length);
           break;
         }
-        this.finishValue(text, i, end, items);
+        this.finishValue(chunk, i, end, items);
         i = end;
         continue;
       }
-      const code = text.charCodeAt(i);
+      const code = chunk[i];
       if (isWhitespace(code)) {
         i++;
         continue;
@@ -118,8 +132,8 @@ export class JsonItemSplitter {
       this.step(code, i);
       if (this.value === NO_VALUE) i++;
     }
-    this.offset += Buffer.byteLength(text);
-    this.text = '';
+    this.offset += length;
+    this.chunk = Buffer.alloc(0);
     return items;
   }
 
@@ -178,7 +192,7 @@ export class JsonItemSplitter {
         else throw this.invalid('expected "," or "}" in the top-level object', at);
         return;
       default:
-        throw this.invalid(`unexpected ${JSON.stringify(String.fromCharCode(code))} after the end of the JSON value`, at);
+        throw this.invalid(`unexpected ${JSON.stringify(this.characterAt(at))} after the end of the JSON value`, at);
     }
   }
 
@@ -202,8 +216,8 @@ export class JsonItemSplitter {
    * runs past the chunk. A scalar ends before the character that ends it, which is then read as
    * structure.
    */
-  private scanValue(text: string, start: number): number {
-    const length = text.length;
+  private scanValue(bytes: Buffer, start: number): number {
+    const length = bytes.length;
     let depth = this.depth;
     let inString = this.inString;
     let escaped = this.escaped;
@@ -212,7 +226,7 @@ export class JsonItemSplitter {
     let floor = start;
     if (this.scalar) {
       for (; i < length; i++) {
-        const code = text.charCodeAt(i);
+        const code = bytes[i];
         if (code === COMMA || code === CLOSE_BRACKET || code === CLOSE_BRACE || isWhitespace(code)) return i;
       }
       return -1;
@@ -227,19 +241,19 @@ export class JsonItemSplitter {
         }
         // Strings are most of an item's bytes: jump to the next quote natively, then see
         // whether an odd run of backslashes escapes it (a loop over each character took a third of the time).
-        const quote = text.indexOf('"', i);
+        const quote = bytes.indexOf(QUOTE, i);
         if (quote === -1) {
-          escaped = backslashesBefore(text, length, i) % 2 === 1;
+          escaped = backslashesBefore(bytes, length, i) % 2 === 1;
           i = length;
           break;
         }
         i = quote + 1;
-        if (backslashesBefore(text, quote, floor) % 2 === 1) continue;
+        if (backslashesBefore(bytes, quote, floor) % 2 === 1) continue;
         inString = false;
         if (depth === 0) return i;
         continue;
       }
-      const code = text.charCodeAt(i++);
+      const code = bytes[i++];
       if (code === QUOTE) inString = true;
       else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
       else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
@@ -253,31 +267,35 @@ export class JsonItemSplitter {
   }
 
   /** Keeps the start of a value that runs past this chunk, refusing it once it is over the limit. */
-  private hold(text: string, start: number, end: number): void {
-    const piece = text.slice(start, end);
-    this.pendingBytes += Buffer.byteLength(piece);
+  private hold(bytes: Buffer, start: number, end: number): void {
+    this.pendingBytes += end - start;
     if (this.pendingBytes > this.maxItemBytes) throw this.tooLong();
-    this.pieces.push(piece);
+    // A view: a stream's chunks are not written again once read.
+    this.pieces.push(bytes.subarray(start, end));
   }
 
-  private finishValue(chunk: string, start: number, end: number, items: JsonItem[]): void {
-    const last = chunk.slice(start, end);
-    if (overUtf8Limit(this.pendingBytes, last, this.maxItemBytes)) throw this.tooLong();
-    const text = this.pieces.length === 0 ? last : this.pieces.join('') + last;
+  private finishValue(chunk: Buffer, start: number, end: number, items: JsonItem[]): void {
+    if (this.pendingBytes + end - start > this.maxItemBytes) throw this.tooLong();
+    // An item cut by the chunk's end is joined into bytes of its own; the rest stay views of the chunk.
+    const joined = this.pieces.length === 0 ? null : Buffer.concat([...this.pieces, chunk.subarray(start, end)]);
+    const item: JsonItem = joined === null ? { index: this.index, source: chunk, start, end } : { index: this.index, source: joined, start: 0, end: joined.length };
     this.pieces = [];
     this.pendingBytes = 0;
     const kind = this.value;
     this.value = NO_VALUE;
+    if (kind === ITEM_VALUE) {
+      items.push(item);
+      this.index++;
+      this.expect = COMMA_OR_END;
+      return;
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(item.source.toString('utf8', item.start, item.end));
     } catch (error) {
       throw new AppError('invalid_publication', `${this.where(kind)}: not valid JSON (${(error as Error).message}); nothing was published`);
     }
-    if (kind === ITEM_VALUE) {
-      items.push({ index: this.index++, value: parsed });
-      this.expect = COMMA_OR_END;
-    } else if (kind === KEY_VALUE) {
+    if (kind === KEY_VALUE) {
       this.key = parsed as string;
       this.expect = COLON;
     } else {
@@ -296,9 +314,13 @@ export class JsonItemSplitter {
     return new AppError('invalid_publication', `${this.where()}: longer than ${this.maxItemBytes} bytes (MAX_LINE_BYTES); nothing was published`);
   }
 
-  /** A refusal at `at` in the current chunk's text (after a chunk: at the end of the file), named by its byte. */
+  /** A refusal at `at` in the current chunk (after a chunk: at the end of the file), named by its byte. */
   private invalid(reason: string, at: number): AppError {
-    const byteOffset = this.offset + Buffer.byteLength(this.text.slice(0, at));
-    return new AppError('invalid_publication', `the file is not valid JSON: ${reason} (byte ${byteOffset + 1})`);
+    return new AppError('invalid_publication', `the file is not valid JSON: ${reason} (byte ${this.offset + at + 1})`);
+  }
+
+  /** The character (the UTF-16 unit, as String#charAt gives it) that starts at `at` in the current chunk. */
+  private characterAt(at: number): string {
+    return this.chunk.toString('utf8', at, Math.min(at + 4, this.chunk.length)).charAt(0);
   }
 }

@@ -2,8 +2,8 @@ import { pipeline, type Duplex, type Readable } from 'node:stream';
 import { DEFAULT_MAX_LINE_BYTES } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { CsvRecordSplitter, CsvRecordTooLong, CsvSyntaxError, type CsvRecord } from './csv-records.js';
-import { JsonItemSplitter } from './json-items.js';
-import { decodedAsUtf8, overUtf8Limit, type SourceEncoding } from './text-decoding.js';
+import { itemValue, JsonItemSplitter, type JsonItem } from './json-items.js';
+import { decodedAsUtf8, type SourceEncoding } from './text-decoding.js';
 
 /**
  * Connects the stages so that an error or an early close anywhere (an upload cut off half-way)
@@ -32,12 +32,50 @@ export function sourceFormatOf(nameOrType: string): SourceFormat {
   return 'json';
 }
 
+/**
+ * Items of a JSON or NDJSON publication as their texts, not yet parsed (readSource's `raw`): a
+ * store's native reader takes them from the bytes (publishing.ts), and `row` parses any it leaves.
+ * `bounds` holds [start, end) pairs in `bytes`, one per item.
+ */
+export class RawItems {
+  constructor(
+    readonly bytes: Buffer,
+    readonly bounds: Int32Array,
+    /** Per item, its line (NDJSON), or null: the items are `items[first + k]` (JSON). */
+    private readonly lines: Int32Array | null,
+    private readonly first: number,
+  ) {}
+
+  get count(): number {
+    return this.bounds.length / 2;
+  }
+
+  position(k: number): string {
+    return this.lines === null ? `items[${this.first + k}]` : `line ${this.lines[k]}`;
+  }
+
+  /** Item `k` as readSource's rows give it: parsed by JSON.parse; an NDJSON line that is not JSON is an InvalidJson row, a JSON item the file's refusal. */
+  row(k: number): SourceRow {
+    const [start, end] = [this.bounds[2 * k], this.bounds[2 * k + 1]];
+    if (this.lines === null) return { position: this.position(k), raw: itemValue({ index: this.first + k, source: this.bytes, start, end }), text: false };
+    let raw: unknown;
+    try {
+      raw = JSON.parse(this.bytes.toString('utf8', start, end));
+    } catch (error) {
+      raw = new InvalidJson((error as Error).message);
+    }
+    return { position: this.position(k), raw, text: false };
+  }
+}
+
 /** How a publication is read. */
 export interface SourceOptions {
   /** What the bytes are in; 'utf-8' (the default) is checked, and invalid bytes refuse the file. */
   encoding?: SourceEncoding;
   /** The longest NDJSON line, CSV record or JSON item, in bytes (MAX_LINE_BYTES): a longer one refuses the file instead of filling memory. */
   maxLineBytes?: number;
+  /** JSON and NDJSON items as RawItems, their texts unparsed (publishing.ts reads them); CSV always comes as rows. */
+  raw?: boolean;
 }
 
 /**
@@ -45,15 +83,22 @@ export interface SourceOptions {
  * while reading (bad bytes, a line over the limit, a parser's own failure) comes out as one
  * `invalid_publication` refusal, never as an unexpected error.
  */
-export function readSource(input: Readable, format: SourceFormat, options: SourceOptions = {}): AsyncIterable<SourceRow> {
+export function readSource(input: Readable, format: SourceFormat, options?: SourceOptions & { raw?: false }): AsyncIterable<SourceRow>;
+export function readSource(input: Readable, format: SourceFormat, options: SourceOptions): AsyncIterable<SourceRow | RawItems>;
+export function readSource(input: Readable, format: SourceFormat, options: SourceOptions = {}): AsyncIterable<SourceRow | RawItems> {
   const text = chain(input, decodedAsUtf8(options.encoding ?? 'utf-8'));
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  if (format === 'ndjson') return refusingOnFailure(readNdjson(text, maxLineBytes));
   if (format === 'csv') return refusingOnFailure(readCsv(text, maxLineBytes));
-  return refusingOnFailure(readJson(text, maxLineBytes));
+  const items = format === 'ndjson' ? readNdjson(text, maxLineBytes) : readJson(text, maxLineBytes);
+  return options.raw ? refusingOnFailure<SourceRow | RawItems>(items) : refusingOnFailure<SourceRow>(parsed(items));
 }
 
-async function* refusingOnFailure(rows: AsyncIterable<SourceRow>): AsyncIterable<SourceRow> {
+/** Every item parsed, as a row. */
+async function* parsed(groups: AsyncIterable<RawItems>): AsyncIterable<SourceRow> {
+  for await (const group of groups) for (let k = 0; k < group.count; k++) yield group.row(k);
+}
+
+async function* refusingOnFailure<T>(rows: AsyncIterable<T>): AsyncIterable<T> {
   try {
     yield* rows;
   } catch (error) {
@@ -82,66 +127,89 @@ async function* slicesOf(input: Readable): AsyncIterable<Buffer> {
  * checked and ignored, CONTRACT §9). Read by json-items.ts, not stream-json, which ran at
  * 0.12–0.46× NDJSON's speed (bench/json-parsers.ts).
  */
-async function* readJson(input: Readable, maxItemBytes: number): AsyncIterable<SourceRow> {
+async function* readJson(input: Readable, maxItemBytes: number): AsyncIterable<RawItems> {
   const splitter = new JsonItemSplitter(maxItemBytes);
-  for await (const slice of slicesOf(input)) {
-    for (const { index, value } of splitter.push(slice)) yield { position: `items[${index}]`, raw: value, text: false };
-  }
+  for await (const slice of slicesOf(input)) yield* itemGroups(splitter.push(slice));
   splitter.end();
 }
 
-async function* readNdjson(input: Readable, maxLineBytes: number): AsyncIterable<SourceRow> {
-  let line = 0;
-  for await (const text of textLines(slicesOf(input), maxLineBytes)) {
-    line++;
-    const start = line === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
-    const end = text.charCodeAt(text.length - 1) === 13 ? text.length - 1 : text.length;
-    const json = start === 0 && end === text.length ? text : text.slice(start, end);
-    if (json.trim() === '') continue;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(json);
-    } catch (error) {
-      raw = new InvalidJson((error as Error).message);
-    }
-    yield { position: `line ${line}`, raw, text: false };
+/** A slice's items as groups over one buffer each: those the slice holds whole, and each one joined from several slices. */
+function* itemGroups(items: readonly JsonItem[]): Iterable<RawItems> {
+  for (let from = 0; from < items.length;) {
+    const source = items[from].source;
+    let to = from + 1;
+    while (to < items.length && items[to].source === source) to++;
+    const bounds = new Int32Array(2 * (to - from));
+    for (let k = from; k < to; k++) [bounds[2 * (k - from)], bounds[2 * (k - from) + 1]] = [items[k].start, items[k].end];
+    yield new RawItems(source, bounds, null, items[from].index);
+    from = to;
   }
 }
 
 /**
- * Lines of a UTF-8 byte stream as text (LF; the reader drops a CR before it). Each chunk is
- * decoded once, not each line: a `toString` per line took 1.6× as long (bench/RESULTS.md,
- * "2026-11-26, evening"). A line's pieces are joined once, when its LF arrives (re-splitting a
- * growing rest made a 64 MB line take 20 s), and a line over `maxLineBytes` is refused before
- * it is held. Not readline: its iterator neither passes on the input's errors nor notices an
- * early close, so a cut-off upload would wait forever.
+ * NDJSON's lines found in its bytes, not decoded: a line (its CR and, on line 1, a byte-order
+ * mark left out) is an item unless only white space. A line cut by a slice's end is joined into
+ * bytes of its own; one over `maxLineBytes` is refused before it is held.
  */
-export async function* textLines(input: AsyncIterable<Buffer>, maxLineBytes: number): AsyncIterable<string> {
-  // The bytes were checked as UTF-8 before (text-decoding.ts), so nothing here is replaced.
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  let pieces: string[] = [];
-  let pendingBytes = 0;
+async function* readNdjson(input: Readable, maxLineBytes: number): AsyncIterable<RawItems> {
   let line = 1;
-  for await (const chunk of input) {
-    const text = decoder.decode(chunk, { stream: true });
+  let pieces: Buffer[] = [];
+  let pendingBytes = 0;
+  const bounds: number[] = [];
+  const lines: number[] = [];
+  /** Notes the line `bytes[start, end)` (without its LF) when it holds an item. */
+  const note = (bytes: Buffer, start: number, end: number) => {
+    if (line === 1 && end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf) start += 3;
+    if (end > start && bytes[end - 1] === 13) end--;
+    if (!blankLine(bytes, start, end)) {
+      bounds.push(start, end);
+      lines.push(line);
+    }
+  };
+  const group = (bytes: Buffer) => {
+    const items = new RawItems(bytes, Int32Array.from(bounds), Int32Array.from(lines), 0);
+    bounds.length = 0;
+    lines.length = 0;
+    return items;
+  };
+  for await (const slice of slicesOf(input)) {
     let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      const last = text.slice(start, end);
-      if (overUtf8Limit(pendingBytes, last, maxLineBytes)) throw tooLong(line, maxLineBytes);
-      yield pieces.length === 0 ? last : pieces.join('') + last;
-      pieces = [];
-      pendingBytes = 0;
+    for (let end = slice.indexOf(10); end !== -1; end = slice.indexOf(10, start)) {
+      if (pendingBytes + end - start > maxLineBytes) throw tooLong(line, maxLineBytes);
+      if (pieces.length > 0) {
+        const joined = Buffer.concat([...pieces, slice.subarray(start, end)]);
+        pieces = [];
+        pendingBytes = 0;
+        note(joined, 0, joined.length);
+        if (bounds.length > 0) yield group(joined);
+      } else {
+        note(slice, start, end);
+      }
       line++;
       start = end + 1;
     }
-    if (start < text.length) {
-      const rest = text.slice(start);
-      pendingBytes += Buffer.byteLength(rest);
+    if (bounds.length > 0) yield group(slice);
+    if (start < slice.length) {
+      pendingBytes += slice.length - start;
       if (pendingBytes > maxLineBytes) throw tooLong(line, maxLineBytes);
-      pieces.push(rest);
+      pieces.push(slice.subarray(start));
     }
   }
-  if (pieces.length > 0) yield pieces.join('');
+  if (pieces.length > 0) {
+    const joined = Buffer.concat(pieces);
+    note(joined, 0, joined.length);
+    if (bounds.length > 0) yield group(joined);
+  }
+}
+
+/** Whether trim() would leave nothing of the line: only white space (other than ASCII's, rare, decoded to be sure). */
+function blankLine(bytes: Buffer, start: number, end: number): boolean {
+  for (let at = start; at < end; at++) {
+    const byte = bytes[at];
+    if (byte === 0x20 || (byte >= 0x09 && byte <= 0x0d)) continue;
+    return byte >= 0x80 ? bytes.toString('utf8', start, end).trim() === '' : false;
+  }
+  return true;
 }
 
 /** A row whose JSON did not parse: validation reports it as a bad row instead of stopping. */

@@ -1,13 +1,15 @@
 import { AppError, type InputProblem } from '../errors/app-error.js';
 import { DEFAULT_HISTORY_VERSIONS, type PublicationDiff } from '../model/versions.js';
 import type { Metrics } from '../metrics/interface.js';
-import type { PriceListRecord, SequencedItem, Database } from '../store/types.js';
+import type { ItemRowReader, ItemRows, PriceListRecord, SequencedItem, Database } from '../store/types.js';
 import { warningsOf, type FeedWarning } from '../model/feed-check.js';
 import { publicationTallies } from './feed-check.js';
 import { getGuard, judge } from './guard.js';
 import { sweep } from './versions.js';
 import { normalizeItem } from './item-validation.js';
-import { InvalidJson, type SourceRow } from './publication-source.js';
+import { InvalidJson, RawItems, type SourceRow } from './publication-source.js';
+import { DEFAULT_MAX_FIELD_CHARS } from '../config/config.js';
+import type { FeedCheckTally } from '../model/feed-check.js';
 
 /**
  * Items handed to the store at a time. A publication holds at most two batches (one being read,
@@ -47,7 +49,7 @@ export type PublishedVersion = PriceListRecord & { state: 'latest' | 'held'; dif
  * some items quarantined, or stored as a held version. Counted in `options.metrics` by that
  * verdict (`published`, `quarantined`, `held`), or `refused` for a bad row or file.
  */
-export async function publishPriceList(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions = {}): Promise<PublishedVersion> {
+export async function publishPriceList(db: Database, storeId: string, rows: AsyncIterable<SourceRow | RawItems>, options: PublishOptions = {}): Promise<PublishedVersion> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   try {
@@ -62,78 +64,101 @@ export async function publishPriceList(db: Database, storeId: string, rows: Asyn
 }
 
 /** publishPriceList without the metrics. */
-async function publishUnmeasured(db: Database, storeId: string, rows: AsyncIterable<SourceRow>, options: PublishOptions): Promise<PublishedVersion> {
+async function publishUnmeasured(db: Database, storeId: string, rows: AsyncIterable<SourceRow | RawItems>, options: PublishOptions): Promise<PublishedVersion> {
   const owner = await db.stores.get(storeId);
   if (!owner) throw new AppError('store_not_found', `no store with id "${storeId}"`);
 
   const draft = await db.priceLists.beginPublication(storeId);
   const tallies = publicationTallies(owner);
+  const reader = usableReader(draft.rowReader ?? null, tallies);
+  const maxFieldChars = options.maxFieldChars ?? DEFAULT_MAX_FIELD_CHARS;
   const problems: (InputProblem & { row: number })[] = [];
   let problemCount = 0;
-  let rowNumber = 0;
+  /** Rows read so far. A row's seq is its ordinal (rows read before it): the same as its place among the items when every row is good, and a list with a bad row is never committed. */
+  let rowsRead = 0;
   const report = (row: number, position: string, reason: string) => {
     problemCount++;
     if (problems.length < MAX_REPORTED_PROBLEMS) problems.push({ row, position, reason });
   };
 
-  let seq = 0;
+  let itemCount = 0;
   let availableCount = 0;
   let diff: PublicationDiff;
   let list: PriceListRecord;
   const currencies = new Set<string>();
   const categoryPaths = new Set<string>();
-  let batch: SequencedItem[] = [];
-  let positions: [row: number, position: string][] = [];
+  let batch = new Batch();
   // One append in flight while the next batch is read and validated: the database and the
   // parsing overlap instead of taking turns (bench/publish.ts measured the difference). A full
   // batch waits for the append before it, so no more than two batches are ever held: the
   // source is not read further ahead of the database than that.
   let inFlight: Promise<void> = Promise.resolve();
   const flush = async () => {
-    if (batch.length === 0) return;
-    const [sent, sentPositions, firstSeq] = [batch, positions, batch[0].seq];
-    const sentCount = sent.length;
-    batch = [];
-    positions = [];
+    if (batch.size === 0) return;
+    const sent = batch;
+    const readBefore = rowsRead;
+    batch = new Batch();
     await inFlight;
-    // Only the count and positions are kept while the store works: the items are its to free.
-    const appended = draft.append(sent).then((duplicates) => {
-      for (const duplicate of duplicates) {
-        const [row, position] = sentPositions[duplicate.seq - firstSeq];
-        report(row, position, `offer_id "${duplicate.offer_id}" repeats an earlier item`);
-      }
-      options.onProgress?.(firstSeq + sentCount);
+    // Only the positions are kept while the store works: the items are its to free.
+    const appended = draft.append(sent.items, sent.rows).then((duplicates) => {
+      for (const { seq, offer_id } of duplicates) report(seq + 1, sent.positionOf(seq), `offer_id "${offer_id}" repeats an earlier item`);
+      options.onProgress?.(readBefore);
     });
+    sent.items = [];
+    sent.rows = [];
     // Kept from rejecting unobserved until awaited; the error surfaces at the next await.
     appended.catch(() => undefined);
     inFlight = appended;
   };
 
+  /** One row through the domain's rules (item-validation.ts). */
+  const takeRow = (row: SourceRow, seq: number) => {
+    if (row.raw instanceof InvalidJson) return report(seq + 1, row.position, `not valid JSON: ${row.raw.message}`);
+    const result = normalizeItem(row.raw, owner.currency, row.text, maxFieldChars);
+    if (result.problems) return report(seq + 1, row.position, result.problems.join('; '));
+    const item = result.item;
+    for (const tally of tallies) tally.add(item, seq);
+    if (item.available) availableCount++;
+    currencies.add(item.currency);
+    categoryPaths.add(item.category ?? '');
+    itemCount++;
+    batch.take({ seq, item }, row.position);
+  };
+
+  /** Items as texts: the store's reader takes what it can straight into rows, the rules read the rest. */
+  const takeTexts = (group: RawItems, first: number) => {
+    if (reader === null) {
+      for (let k = 0; k < group.count; k++) takeRow(group.row(k), first + k);
+      return;
+    }
+    const read = reader.reader.read(group.bytes, group.bounds, first, owner.currency, maxFieldChars);
+    for (const k of read.left) takeRow(group.row(k), first + k);
+    if (read.accepted === 0) return;
+    itemCount += read.accepted;
+    availableCount += read.available;
+    for (const currency of read.currencies.split('\0')) if (currency !== '') currencies.add(currency);
+    const paths = read.categories.split('\0');
+    paths.pop();
+    for (const path of paths) categoryPaths.add(path);
+    tallies.forEach((tally, t) => tally.addCounted(read.accepted, (rule) => read.ruleCounts[reader.countAt[t].get(rule)!]));
+    batch.takeRows({ bytes: read.rows, count: read.accepted }, group, first);
+  };
+
   try {
-    for await (const row of rows) {
-      rowNumber++;
-      if (row.raw instanceof InvalidJson) {
-        report(rowNumber, row.position, `not valid JSON: ${row.raw.message}`);
-        continue;
+    for await (const entry of rows) {
+      if (entry instanceof RawItems) {
+        const first = rowsRead;
+        rowsRead += entry.count;
+        takeTexts(entry, first);
+      } else {
+        takeRow(entry, rowsRead++);
       }
-      const result = normalizeItem(row.raw, owner.currency, row.text, options.maxFieldChars);
-      if (result.problems) {
-        report(rowNumber, row.position, result.problems.join('; '));
-        continue;
-      }
-      const item = result.item;
-      for (const tally of tallies) tally.add(item);
-      if (item.available) availableCount++;
-      currencies.add(item.currency);
-      categoryPaths.add(item.category ?? '');
-      positions.push([rowNumber, row.position]);
-      batch.push({ seq: seq++, item });
-      if (batch.length >= PUBLISH_BATCH_SIZE) await flush();
+      if (batch.size >= PUBLISH_BATCH_SIZE) await flush();
     }
     await flush();
     await inFlight;
     await draft.appended();
-    if (seq === 0 && problemCount === 0) report(0, 'file', 'the price list has no items; an empty list would wipe the catalogue, so it is refused');
+    if (itemCount === 0 && problemCount === 0) report(0, 'file', 'the price list has no items; an empty list would wipe the catalogue, so it is refused');
     if (problemCount > 0) {
       // Duplicates are found a batch later than other problems: list them all in file order.
       problems.sort((a, b) => a.row - b.row);
@@ -144,9 +169,9 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
     }
     const [latest, policy] = await Promise.all([db.priceLists.latest(storeId), getGuard(db, storeId)]);
     // Compared in the database: the draft's rows are already there.
-    diff = await judge(db, draft.id, latest, policy, options.force, seq);
+    diff = await judge(db, draft.id, latest, policy, options.force, itemCount);
     list = await draft.commit(
-      { item_count: seq, available_count: availableCount, currencies: [...currencies].sort(), category_paths: [...categoryPaths] },
+      { item_count: itemCount, available_count: availableCount, currencies: [...currencies].sort(), category_paths: [...categoryPaths] },
       {
         hold: diff.verdict === 'held',
         quarantine: diff.verdict === 'published_with_quarantine' ? policy : null,
@@ -162,4 +187,46 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
   // After the commit, outside the try: nothing may abort a committed version.
   await sweep(db, storeId);
   return { ...list, state: diff.verdict === 'held' ? 'held' : 'latest', diff, warnings: warningsOf(tallies.map((tally) => tally.result())) };
+}
+
+/** What one append sends: items the rules read, rows the store's reader made, and where each came from. */
+class Batch {
+  items: SequencedItem[] = [];
+  rows: ItemRows[] = [];
+  size = 0;
+  private readonly positions = new Map<number, string>();
+  private readonly groups: { first: number; group: RawItems }[] = [];
+
+  take(item: SequencedItem, position: string): void {
+    this.items.push(item);
+    this.positions.set(item.seq, position);
+    this.size++;
+  }
+
+  takeRows(rows: ItemRows, group: RawItems, first: number): void {
+    this.rows.push(rows);
+    this.groups.push({ first, group });
+    this.size += rows.count;
+  }
+
+  /** Where the item of `seq` stood in the file (for a duplicate's problem). */
+  positionOf(seq: number): string {
+    const position = this.positions.get(seq);
+    if (position !== undefined) return position;
+    const { first, group } = this.groups.find(({ first, group }) => seq >= first && seq < first + group.count)!;
+    return group.position(seq - first);
+  }
+}
+
+/**
+ * The draft's native reader, with each tally's rules as indexes into its counts; null without
+ * one, or when it does not count exactly the rules publishing counts (a rule added here and not
+ * there): every item is then read by the rules, with the same answer.
+ */
+function usableReader(reader: ItemRowReader | null, tallies: readonly FeedCheckTally[]): { reader: ItemRowReader; countAt: Map<string, number>[] } | null {
+  if (reader === null) return null;
+  const countAt = tallies.map((tally) => new Map(tally.itemRuleIds().map((rule) => [rule, reader.rules.indexOf(`${tally.result().format}/${rule}`)])));
+  const ruleCount = countAt.reduce((sum, rules) => sum + rules.size, 0);
+  if (ruleCount !== reader.rules.length || countAt.some((rules) => [...rules.values()].some((at) => at < 0))) return null;
+  return { reader, countAt };
 }

@@ -40,14 +40,33 @@ export class FeedCheckTally {
     });
   }
 
-  add(item: PriceItem): void {
-    const index = this.index++;
+  /** `index`: the item's position in the export, when items are not added in order (publishing's). */
+  add(item: PriceItem, index = this.index): void {
+    this.index++;
     const first = this.rules.store.length;
     const items = this.rules.items;
     for (let i = 0; i < items.length; i++) {
       const value = items[i].test(item, index);
       if (value !== null) this.offend(first + i, item.offer_id, value);
     }
+  }
+
+  /**
+   * Adds `items` items already checked elsewhere (a store's native reader, publishing.ts): each
+   * item rule's count of offenders, by rule id. No offender is listed for them: publishing
+   * reports the counts only.
+   */
+  addCounted(items: number, countOf: (ruleId: string) => number): void {
+    this.index += items;
+    const first = this.rules.store.length;
+    this.rules.items.forEach((rule, i) => {
+      this.results[first + i].count += countOf(rule.id);
+    });
+  }
+
+  /** The ids of the item rules, in order. */
+  itemRuleIds(): string[] {
+    return this.rules.items.map((rule) => rule.id);
   }
 
   result(): FeedCheckResult {

@@ -114,6 +114,41 @@ export interface DuplicateOffer {
   offer_id: string;
 }
 
+/** Rows of a draft, in the store's own format, made by its rowReader. */
+export interface ItemRows {
+  bytes: Buffer;
+  count: number;
+}
+
+/**
+ * A publication's items read straight from their JSON text into a draft's rows, checked and
+ * normalized as the domain's item rules do it (store/item-rows/native/item_rows.c). It takes
+ * only items those rules take unchanged, and leaves every other one to them: a problem or a
+ * value to tidy is always the domain's to tell.
+ */
+export interface ItemRowReader {
+  /** The feed check's rules it counts (`target/rule`), in the order of ruleCounts: used only where they are the domain's rules. */
+  readonly rules: readonly string[];
+  /**
+   * `bounds`: [start, end) pairs in `bytes`, one per item, whose seq is `firstSeq` + its index.
+   * `storeCurrency` for items that name none; `maxFieldChars` the longest text (MAX_FIELD_CHARS).
+   */
+  read(bytes: Buffer, bounds: Int32Array, firstSeq: number, storeCurrency: string, maxFieldChars: number): ItemRowsRead;
+}
+
+/** What a rowReader read: the rows of the items it took, and what the publication adds up about them. */
+export interface ItemRowsRead {
+  rows: Buffer;
+  accepted: number;
+  /** Indexes of the items it left to the domain's rules. */
+  left: Int32Array;
+  available: number;
+  ruleCounts: number[];
+  /** The items' currencies and category paths ('' for none), each ended by a NUL; not all distinct. */
+  currencies: string;
+  categories: string;
+}
+
 /** The summary a publication commits with. */
 export interface PublicationSummary {
   item_count: number;
@@ -131,8 +166,13 @@ export interface PublicationSummary {
 export interface PublicationDraft {
   /** The draft's own list id (its items are compared with the latest by VersionStore.compare). */
   readonly id: number;
-  /** Appends items; returns those whose offer_id is already in the draft (they are not stored). */
-  append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
+  /**
+   * Appends items, and rows the draft's `rowReader` made; returns those whose offer_id is already
+   * in the draft (they are not stored).
+   */
+  append(items: readonly SequencedItem[], rows?: readonly ItemRows[]): Promise<DuplicateOffer[]>;
+  /** Reads items' JSON texts straight into this draft's rows, for the items it can; null where it was not built. */
+  readonly rowReader?: ItemRowReader | null;
   /** Waits until every appended item is stored where the draft's comparison reads it; fails if any was lost. */
   appended(): Promise<void>;
   /** Without an outcome: published as latest, unguarded, with the default retention. */
@@ -247,6 +287,8 @@ export interface Database {
   journalMode?(): string;
   /** Operations: SQLite's CSV/TSV, JSON and XML pages built by the C extension (true) or by SQL (false, the extension not built). */
   nativeRecords?(): boolean;
+  /** Operations: JSON and NDJSON publications read by the native item reader (true), or by JavaScript (false: not built, or an in-memory SQLite). */
+  nativeItemReader?(): boolean;
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 

@@ -60,7 +60,8 @@ function countingDraftCalls(db: Database, on: { append: () => void; abort: () =>
           const draft = await target.beginPublication(storeId);
           return {
             id: draft.id,
-            append: (items) => { on.append(); return draft.append(items); },
+            append: (items, rows) => { on.append(); return draft.append(items, rows); },
+            rowReader: draft.rowReader,
             appended: () => draft.appended(),
             commit: (summary, outcome) => draft.commit(summary, outcome),
             abort: () => { on.abort(); return draft.abort(); },

@@ -87,5 +87,5 @@ export function findKeyLeaks(): string[] {
 
 export async function publishJson(db: Database, storeId: string, items: unknown, format: SourceFormat = 'json', options: PublishOptions = {}): Promise<PriceListRecord> {
   const text = typeof items === 'string' ? items : JSON.stringify(items);
-  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(text)]), format), options);
+  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(text)]), format, { raw: true }), options);
 }

@@ -21,7 +21,7 @@ export const items = (count: number, price: (i: number) => number | string = () 
 
 export async function publish(db: Database, storeId: string, list: readonly ItemInput[], options: PublishOptions = {}): Promise<PublishedVersion> {
   const rows = list.map((it) => ({ name: `Item ${it.offer_id}`, ...it }));
-  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(JSON.stringify(rows))]), 'json'), options);
+  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(JSON.stringify(rows))]), 'json', { raw: true }), options);
 }
 
 /** Every item of a list (test-sized lists only). */

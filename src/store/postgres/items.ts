@@ -3,10 +3,11 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
-import { extraJson, ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
-import { quoteFree } from '../quote-free.js';
+import { ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
+import { COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
+import { itemRowReader } from '../item-rows/native-item-rows.js';
 import type { DialectItems } from '../sql/dialect.js';
-import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
+import type { DuplicateOffer, ItemRowReader, ItemRows, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compilePgRecord, type PgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
 import { compilePgXmlRecord } from './xml-sql.js';
@@ -33,8 +34,6 @@ export interface PostgresConnection {
 
 /** SQLSTATE unique_violation. */
 const UNIQUE_VIOLATION = '23505';
-/** A row's quote_free (quote-free.ts) is worked out here, on the main thread (SQLite's append thread works out its own): ~0.4 µs an item. */
-const INSERT_COLUMNS = `price_list_id, seq, ${ITEM_COLUMNS}, quote_free`;
 
 /** PostgreSQL's own item paths: COPY appends, keyset pages, records built by the server. */
 export class PostgresItems implements DialectItems {
@@ -44,54 +43,47 @@ export class PostgresItems implements DialectItems {
 
   /**
    * COPY straight into price_items is the fast path. A repeated offer_id makes the unique index
-   * fail the whole COPY (nothing of it stays); that batch is then inserted again row-wise with
-   * ON CONFLICT DO NOTHING, whose RETURNING tells which rows were duplicates. A bad publication
-   * pays twice for one batch; a good one never does.
+   * fail the whole COPY (nothing of it stays); that batch is then copied into a temporary table
+   * and inserted from there with ON CONFLICT DO NOTHING, whose RETURNING tells which rows were
+   * duplicates. A bad publication pays twice for one batch; a good one never does.
    */
-  async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    if (items.length === 0) return [];
+  async append(draftId: number, items: readonly SequencedItem[], rows: readonly ItemRows[] = []): Promise<DuplicateOffer[]> {
+    if (items.length === 0 && rows.length === 0) return [];
+    const built = itemCopyRows(draftId, items);
+    const data = rows.length === 0 ? built : Buffer.concat([built, ...rows.map((r) => r.bytes)]);
     try {
-      await this.copy(draftId, items);
+      await this.c.withClient((client) => copyInto(client, 'price_items', data));
       return [];
     } catch (error) {
       if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
     }
-    return this.insertSkippingDuplicates(draftId, items);
+    return this.insertSkippingDuplicates(data);
   }
 
-  private async copy(draftId: number, items: readonly SequencedItem[]): Promise<void> {
-    const data = copyBytes(draftId, items);
-    await this.c.withClient(async (client) => {
-      const stream = client.query(copyFrom(`COPY price_items (${INSERT_COLUMNS}) FROM STDIN`));
-      const done = once(stream, 'finish');
-      stream.end(data);
-      await done;
+  rowReader(draftId: number): ItemRowReader | null {
+    return itemRowReader(draftId);
+  }
+
+  private async insertSkippingDuplicates(data: Buffer): Promise<DuplicateOffer[]> {
+    return this.c.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        await client.query('CREATE TEMPORARY TABLE incoming_items (LIKE price_items) ON COMMIT DROP');
+        await copyInto(client, 'incoming_items', data);
+        // In seq order, so of two equal ids the first one stays, as in SQLite.
+        const inserted = await client.query<{ seq: number }>(
+          `INSERT INTO price_items (${COPY_ROW_COLUMNS}) SELECT ${COPY_ROW_COLUMNS} FROM incoming_items ORDER BY seq
+           ON CONFLICT (price_list_id, offer_id) DO NOTHING RETURNING seq`,
+        );
+        const all = await client.query<{ seq: number; offer_id: string }>('SELECT seq, offer_id FROM incoming_items ORDER BY seq');
+        await client.query('COMMIT');
+        const kept = new Set(inserted.rows.map((r) => r.seq));
+        return all.rows.filter(({ seq }) => !kept.has(seq));
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
     });
-  }
-
-  private async insertSkippingDuplicates(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    const columns: unknown[][] = Array.from({ length: 11 }, () => []);
-    for (const { seq, item } of items) {
-      const values = [seq, item.offer_id, item.name, item.price, item.old_price, item.currency, item.available, item.quantity, item.url, extraJson(item), quoteFree(item)];
-      values.forEach((value, i) => columns[i].push(value));
-    }
-    // One array parameter per column (not one parameter per value): any batch size fits
-    // under PostgreSQL's 65535-parameter bound. Rows go in batch order, so of two equal ids the
-    // first one stays, as in SQLite.
-    const inserted = await this.c.withClient((client) =>
-      client.query<{ seq: number }>(
-        `INSERT INTO price_items (${INSERT_COLUMNS})
-         SELECT $1::bigint, seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free
-           FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::boolean[],
-                       $9::bigint[], $10::text[], $11::text[], $12::bigint[]) WITH ORDINALITY
-                AS t(seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free, position)
-          ORDER BY t.position
-         ON CONFLICT (price_list_id, offer_id) DO NOTHING RETURNING seq`,
-        [draftId, ...columns],
-      ),
-    );
-    const kept = new Set(inserted.rows.map((r) => r.seq));
-    return items.filter(({ seq }) => !kept.has(seq)).map(({ seq, item }) => ({ seq, offer_id: item.offer_id }));
   }
 
   async *read(priceListId: number, options: ReadItemsOptions): AsyncIterable<PriceItem[]> {
@@ -217,44 +209,11 @@ function sqlInteger(n: number): string {
   return String(n);
 }
 
-/** A batch's COPY bytes are first given room for this many bytes an item (a rich item's row is ~1 KB), and twice as much when that runs out. */
-const COPY_BYTES_PER_ITEM = 1024;
 
-/**
- * COPY text format: tab-separated, `\N` for null, backslash escapes for the separators. Each
- * row goes into the batch's buffer as UTF-8 as soon as it is made: the batch as one string
- * (a rope of its rows), flattened and encoded at the end, cost the main thread ~1 µs an item
- * more (bench/RESULTS.md, "2026-11-27, later morning").
- */
-function copyBytes(draftId: number, items: readonly SequencedItem[]): Buffer {
-  let bytes = Buffer.allocUnsafe(items.length * COPY_BYTES_PER_ITEM);
-  let length = 0;
-  for (const { seq, item } of items) {
-    const extra = extraJson(item);
-    const row = `${draftId}\t${seq}\t${copyValue(item.offer_id)}\t${copyValue(item.name)}\t${item.price}\t${item.old_price ?? '\\N'}\t`
-      + `${copyValue(item.currency)}\t${item.available ? 't' : 'f'}\t${item.quantity ?? '\\N'}\t`
-      + `${item.url === null ? '\\N' : copyValue(item.url)}\t${extra === null ? '\\N' : copyJson(extra)}\t${quoteFree(item)}\n`;
-    // A UTF-16 code unit is at most 3 bytes of UTF-8.
-    if (bytes.length - length < row.length * 3) {
-      const grown = Buffer.allocUnsafe(Math.max(bytes.length * 2, length + row.length * 3));
-      bytes.copy(grown, 0, 0, length);
-      bytes = grown;
-    }
-    length += bytes.write(row, length, 'utf8');
-  }
-  return bytes.subarray(0, length);
+/** COPY of rows in the text format (item-rows/copy-rows.ts) into `table`. */
+async function copyInto(client: pg.ClientBase, table: string, data: Buffer): Promise<void> {
+  const stream = client.query(copyFrom(`COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN`));
+  const done = once(stream, 'finish');
+  stream.end(data);
+  await done;
 }
-
-const COPY_SPECIAL = /[\\\t\n\r]/;
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-function copyValue(text: string): string {
-  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : text;
-}
-
-/**
- * copyValue of JSON.stringify's text, which holds no raw tab, LF or CR (it writes them `\t`…):
- * only its backslashes are doubled. The general replace, a callback per backslash, was ~4 % of a
- * rich publication's main thread, whose descriptions quote (bench/RESULTS.md, "2026-11-27, later morning").
- */
-const copyJson = (json: string): string => (json.includes('\\') ? json.replaceAll('\\', '\\\\') : json);

@@ -1,6 +1,6 @@
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
-import type { DuplicateOffer, KeyLookup, ReadItemsOptions, SequencedItem } from '../types.js';
+import type { DuplicateOffer, ItemRowReader, ItemRows, KeyLookup, ReadItemsOptions, SequencedItem } from '../types.js';
 import type { PublicationFeed } from '../warming-types.js';
 
 /*
@@ -130,8 +130,10 @@ export const inBackgroundTogether = async (d: Pick<SqlDialect, 'background' | 't
 };
 
 export interface DialectItems {
-  /** Appends a draft's items; returns those whose offer_id the draft already holds (not stored). */
-  append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]>;
+  /** Appends a draft's items, and rows its rowReader made; returns those whose offer_id the draft already holds (not stored). */
+  append(draftId: number, items: readonly SequencedItem[], rows?: readonly ItemRows[]): Promise<DuplicateOffer[]>;
+  /** The native reader of items into the draft's rows (item-rows/), where the dialect can store them; null without it. */
+  rowReader?(draftId: number): ItemRowReader | null;
   /**
    * Makes every row appended to the draft so far visible to the other connections, or fails if
    * any was lost (SQLite's append thread commits several batches at a time). Before the

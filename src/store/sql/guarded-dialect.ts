@@ -11,7 +11,8 @@ export function guardedDialect(d: SqlDialect): SqlDialect {
     migrate: () => d.migrate().catch(rethrowStoreError),
     items: {
       recordFormats: d.items.recordFormats,
-      append: (draftId, items) => d.items.append(draftId, items).catch(rethrowStoreError),
+      append: (draftId, items, rows) => d.items.append(draftId, items, rows).catch(rethrowStoreError),
+      rowReader: d.items.rowReader ? (draftId) => d.items.rowReader!(draftId) : undefined,
       settle: d.items.settle ? (draftId) => d.items.settle!(draftId).catch(rethrowStoreError) : undefined,
       read: (listId, options) => guardedIterable(d.items.read(listId, options)),
       render: (listId, spec, options) => guardedIterable(d.items.render(listId, spec, options)),

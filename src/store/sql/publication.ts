@@ -1,6 +1,6 @@
 import { DEFAULT_HISTORY_VERSIONS } from '../../model/versions.js';
 import { STALE_DRAFT_MS } from '../item-row.js';
-import type { DuplicateOffer, PriceListRecord, PublicationDraft, PublicationSummary, SequencedItem } from '../types.js';
+import type { DuplicateOffer, ItemRowReader, ItemRows, PriceListRecord, PublicationDraft, PublicationSummary, SequencedItem } from '../types.js';
 import type { SqlDialect, Steps } from './dialect.js';
 import { publicationEvent, type DiffCounts } from '../../model/webhook-events.js';
 import { enqueueSteps } from './outbox.js';
@@ -67,8 +67,12 @@ class SqlDraft implements PublicationDraft {
     return this.draftId;
   }
 
-  append(items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    return this.d.items.append(this.draftId, items);
+  append(items: readonly SequencedItem[], rows?: readonly ItemRows[]): Promise<DuplicateOffer[]> {
+    return this.d.items.append(this.draftId, items, rows);
+  }
+
+  get rowReader(): ItemRowReader | null {
+    return this.d.items.rowReader?.(this.draftId) ?? null;
   }
 
   async appended(): Promise<void> {

@@ -31,6 +31,7 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     pendingMigrations: () => dialect.pendingMigrations(),
     journalMode: dialect.journalMode ? () => dialect.journalMode!() : undefined,
     nativeRecords: dialect.nativeRecords === undefined ? undefined : () => dialect.nativeRecords === true,
+    nativeItemReader: () => (d.items.rowReader?.(0) ?? null) !== null,
     poolUse: dialect.poolUse ? () => dialect.poolUse!() : undefined,
     close: () => d.close(),
   };

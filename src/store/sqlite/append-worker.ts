@@ -16,19 +16,25 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { ThreadReply } from './store-threads.js';
+import type { ThreadData, ThreadReply } from './store-threads.js';
 import type { DuplicateOffer, SequencedItem } from '../types.js';
 import { INSERT_ITEM_SQL, insertItems } from './item-insert.js';
+import { COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
+import { loadRecordsExtension } from './records-extension.js';
 
 /** Rows after which the open transaction commits. */
 const ROWS_PER_COMMIT = 20_000;
 /** The longest the write lock is held for appends: other writers (the ledger, commits) wait meanwhile. */
 const MAX_OPEN_MS = 250;
 
-/** Items of one draft; `settle` carries the count the main thread sent. */
-export type AppendTask = { id: number; draft: number; items: SequencedItem[] } | { id: number; settle: number; sent: number };
+/**
+ * Items of one draft, and rows the native reader made of others (item-rows/: the COPY text
+ * format, `count` rows in each); `settle` carries the count the main thread sent.
+ */
+export type AppendTask = { id: number; draft: number; items: SequencedItem[]; rows?: { bytes: Uint8Array; count: number }[] } | { id: number; settle: number; sent: number };
 
-const db = new Database((workerData as { path: string }).path, { fileMustExist: true });
+const { path, recordsExtension } = workerData as ThreadData;
+const db = new Database(path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 // The CLI or another process may be writing: wait for it instead of failing.
 db.pragma('busy_timeout = 10000');
@@ -38,6 +44,22 @@ db.pragma('busy_timeout = 10000');
 // 1M lean items published ~10 % faster (bench/RESULTS.md, "2026-11-26: publication commits").
 db.pragma('wal_autocheckpoint = 16000');
 const insert = db.prepare(INSERT_ITEM_SQL);
+/**
+ * Rows in the COPY text format, inserted by the records extension's price_export_copy_rows
+ * (native/copy_rows.c) in one statement: a batch costs no JavaScript a row. Only with the
+ * extension, which the main thread then says (SqliteItems.rowReader).
+ */
+const rowStatements = recordsExtension && loadRecordsExtension(db, recordsExtension)
+  ? {
+      inOrder: db.prepare(`INSERT OR IGNORE INTO price_items (${COPY_ROW_COLUMNS}) SELECT ${COPY_ROW_COLUMNS} FROM price_export_copy_rows(?)`),
+      // Of two equal ids the first in seq order stays, wherever its row stood in the batch.
+      bySeq: db.prepare(`INSERT OR IGNORE INTO price_items (${COPY_ROW_COLUMNS}) SELECT ${COPY_ROW_COLUMNS} FROM price_export_copy_rows(?) ORDER BY seq`),
+      refused: db.prepare(
+        `SELECT r.seq, r.offer_id FROM price_export_copy_rows(?) r
+          WHERE NOT EXISTS (SELECT 1 FROM price_items p WHERE p.price_list_id = r.price_list_id AND p.seq = r.seq) ORDER BY r.seq`,
+      ),
+    }
+  : null;
 
 /** Rows received per draft not yet settled, committed or not: a settle that finds fewer knows rows were lost. */
 const received = new Map<number, number>();
@@ -71,22 +93,33 @@ function fail(failed: NonNullable<typeof open>, error: unknown): void {
   for (const draft of failed.drafts) lost.set(draft, `rows of publication draft ${draft} were lost: ${(error as Error).message}`);
 }
 
-function append(draft: number, items: readonly SequencedItem[]): DuplicateOffer[] {
-  received.set(draft, (received.get(draft) ?? 0) + items.length);
+function append(draft: number, items: readonly SequencedItem[], rows: readonly { bytes: Uint8Array; count: number }[] = []): DuplicateOffer[] {
+  const count = rows.reduce((sum, r) => sum + r.count, items.length);
+  received.set(draft, (received.get(draft) ?? 0) + count);
   const transaction = open ?? begin();
   transaction.drafts.add(draft);
   let refused: DuplicateOffer[];
   try {
-    refused = insertItems(insert, draft, items);
+    refused = rows.length === 0 ? insertItems(insert, draft, items) : insertRows(draft, items, rows, count);
   } catch (error) {
     fail(transaction, error);
     throw error;
   }
-  transaction.rows += items.length;
+  transaction.rows += count;
   if (transaction.rows >= ROWS_PER_COMMIT) commit();
   const why = lost.get(draft);
   if (why) throw new Error(why);
   return refused;
+}
+
+/** Inserts the native reader's rows with the items' own (copy-rows.ts); answers the rows the unique offer_id index turned away. */
+function insertRows(draft: number, items: readonly SequencedItem[], rows: readonly { bytes: Uint8Array; count: number }[], count: number): DuplicateOffer[] {
+  if (rowStatements === null) throw new Error('rows came without the records extension to insert them');
+  const data = Buffer.concat([itemCopyRows(draft, items), ...rows.map((r) => r.bytes)]);
+  // The reader's rows come in seq order; the items' rows go first, so then only a sort keeps the order.
+  const inserted = (items.length === 0 ? rowStatements.inOrder : rowStatements.bySeq).run(data).changes;
+  if (inserted === count) return [];
+  return rowStatements.refused.all(data) as DuplicateOffer[];
 }
 
 /** Commits what the draft sent; fails if any of it is gone (a failed transaction, or a thread that died and was replaced). */
@@ -104,7 +137,7 @@ function settle(draft: number, sent: number): null {
 parentPort!.on('message', (task: AppendTask) => {
   let reply: ThreadReply;
   try {
-    reply = { id: task.id, value: 'settle' in task ? settle(task.settle, task.sent) : append(task.draft, task.items) };
+    reply = { id: task.id, value: 'settle' in task ? settle(task.settle, task.sent) : append(task.draft, task.items, task.rows) };
   } catch (error) {
     reply = { id: task.id, error: (error as Error).message };
   }

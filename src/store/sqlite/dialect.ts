@@ -61,7 +61,7 @@ export class SqliteDialect implements SqlDialect {
     this.path = path;
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path, this.nativeRecords ? extension : null);
-    this.appendThread = path === ':memory:' ? null : new AppendThread(path);
+    this.appendThread = path === ':memory:' ? null : new AppendThread(path, this.nativeRecords ? extension : null);
     this.writeThread = path === ':memory:' ? null : new WriteThread(path);
     const prepare = (sql: string) => this.prepare(sql);
     this.items = new SqliteItems({

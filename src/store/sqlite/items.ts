@@ -4,7 +4,8 @@ import { STORED_FIELDS } from '../stored-fields.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { itemFromRow } from '../item-row.js';
 import type { DialectItems } from '../sql/dialect.js';
-import type { DuplicateOffer, ReadItemsOptions, SequencedItem } from '../types.js';
+import type { DuplicateOffer, ItemRowReader, ItemRows, ReadItemsOptions, SequencedItem } from '../types.js';
+import { itemRowReader } from '../item-rows/native-item-rows.js';
 import { compileRecord, type CompiledRecord } from './delimited-sql.js';
 import { nativeRecordsPage } from './native-records-sql.js';
 import { compileJsonRecord } from './json-sql.js';
@@ -37,16 +38,22 @@ export class SqliteItems implements DialectItems {
 
   constructor(private readonly c: SqliteConnection) {}
 
-  async append(draftId: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    if (items.length === 0) return [];
+  async append(draftId: number, items: readonly SequencedItem[], rows: readonly ItemRows[] = []): Promise<DuplicateOffer[]> {
+    if (items.length === 0 && rows.length === 0) return [];
     // The items are not kept past this point: the thread answers the offer ids it refused. It
     // builds the rows itself, off the main thread that reads and validates the next batch.
     if (this.c.appendThread) {
-      this.sent.set(draftId, (this.sent.get(draftId) ?? 0) + items.length);
-      return this.c.appendThread.append(draftId, items);
+      this.sent.set(draftId, rows.reduce((sum, r) => sum + r.count, (this.sent.get(draftId) ?? 0) + items.length));
+      return this.c.appendThread.append(draftId, items, rows);
     }
+    if (rows.length > 0) throw new Error('rows of the native reader need the append thread');
     const insert = this.c.prepare(INSERT_ITEM_SQL);
     return this.c.db.transaction(() => insertItems(insert, draftId, items))();
+  }
+
+  /** The native reader, where the append thread can insert its rows (it has the records extension). */
+  rowReader(draftId: number): ItemRowReader | null {
+    return this.c.appendThread !== null && this.c.nativeRecords ? itemRowReader(draftId) : null;
   }
 
   async settle(draftId: number): Promise<void> {

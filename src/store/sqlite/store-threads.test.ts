@@ -90,7 +90,7 @@ function itemsDatabase(name: string): Database.Database {
 /** Runs `use` with a new items database and an append thread on it, closing both after. */
 async function withAppendThread(name: string, use: (db: Database.Database, thread: AppendThread) => Promise<void>): Promise<void> {
   const db = itemsDatabase(name);
-  const thread = new AppendThread(db.name);
+  const thread = new AppendThread(db.name, null);
   try {
     await use(db, thread);
   } finally {
@@ -155,7 +155,7 @@ describe('the append thread', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const setup = itemsDatabase('append.db');
-    const thread = new AppendThread(setup.name);
+    const thread = new AppendThread(setup.name, null);
     try {
       // Started (and its connection opened) before the lock is taken.
       assert.deepEqual(await thread.append(1, [{ seq: 0, item: item('A') }]), []);

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { DuplicateOffer, SequencedItem } from '../types.js';
+import type { DuplicateOffer, ItemRows, SequencedItem } from '../types.js';
 
 /*
  * Worker threads of a SQLite store, each with its own connection to the database file, so
@@ -173,13 +173,14 @@ export class PageWorkers extends StoreThreads {
  * batch while the main thread reads and validates the next (bench/RESULTS.md, "Publishing").
  */
 export class AppendThread extends StoreThreads {
-  constructor(path: string) {
-    super({ path }, 'append-worker', 1);
+  /** `recordsExtension`: loaded on the thread, to insert the native reader's rows (records-extension.ts). */
+  constructor(path: string, recordsExtension: string | null) {
+    super({ path, recordsExtension }, 'append-worker', 1);
   }
 
-  /** Inserts one draft's items; answers each duplicate (its seq and offer_id). Committed later: see settle. */
-  append(draft: number, items: readonly SequencedItem[]): Promise<DuplicateOffer[]> {
-    return this.post({ draft, items }) as Promise<DuplicateOffer[]>;
+  /** Inserts one draft's items and rows; answers each duplicate (its seq and offer_id). Committed later: see settle. */
+  append(draft: number, items: readonly SequencedItem[], rows: readonly ItemRows[] = []): Promise<DuplicateOffer[]> {
+    return this.post(rows.length === 0 ? { draft, items } : { draft, items, rows }) as Promise<DuplicateOffer[]>;
   }
 
   /** Commits the draft's rows (`sent` of them were appended); fails if any was lost on the way. */

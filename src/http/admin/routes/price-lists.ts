@@ -35,7 +35,7 @@ export async function registerPriceListRoutes(parent: FastifyInstance, db: Datab
       const encoding = charsetOf(contentType);
       try {
         const force = request.query.force === 'true' || request.query.force === '1';
-        const rows = readSource(body, format, { encoding, maxLineBytes: config.maxLineBytes });
+        const rows = readSource(body, format, { encoding, maxLineBytes: config.maxLineBytes, raw: true });
         const published = await publishPriceList(db, request.params.id, failingWhenCutOff(rows, body), {
           force, keepVersions: config.historyVersions, maxFieldChars: config.maxFieldChars, metrics: scope.metrics,
         });

@@ -1,7 +1,7 @@
 /*
  * price_export_copy_rows(rows): items' rows in PostgreSQL's COPY text format, as the store writes
- * them (item-rows/copy-rows.ts, item-rows/native/item_rows.c), as a table, so that SQLite stores a batch of items with one
- * statement:
+ * them (item-rows/copy-rows.ts, item-rows/native/item_rows.c), as a table, so that SQLite stores
+ * a batch of items with one statement:
  *
  *   INSERT OR IGNORE INTO price_items (price_list_id, seq, …, quote_free)
  *   SELECT price_list_id, seq, …, quote_free FROM price_export_copy_rows(?)

@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import { findNativeBuild } from '../native-builds.js';
+import type { ItemRowReader, ItemRowsRead } from '../types.js';
+
+/*
+ * The native reader of a publication's items (native/item_rows.c says what it does and why),
+ * as scripts/build-native.mjs leaves it in build/native/. Optional: without it every item is
+ * read by JSON.parse and item-validation.ts, and its row made by copy-rows.ts — the same rows.
+ */
+
+/** The version of the module's call and rows (ITEM_ROWS_VERSION in native/item_rows_module.c). */
+export const ITEM_ROWS_VERSION = 1;
+
+/** The feed check's rules the module counts, as `target/rule`, in the order of its counts (item_rows.h). */
+export const ITEM_ROW_RULES: readonly string[] = [
+  'yml/offer_name_length', 'yml/description_length', 'yml/barcode_digits', 'yml/discount_range', 'yml/offer_id', 'yml/currency',
+  'google/id_length', 'google/title_length', 'google/description_length', 'google/link_present', 'google/image_link_present', 'google/gtin_check_digit',
+  'commerceml/id_length', 'commerceml/name_length',
+  'xlsx/cell_text_length', 'xlsx/sheet_rows',
+];
+
+interface ItemRowsModule {
+  read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number): ItemRowsRead;
+  version(): number;
+}
+
+let loaded: ItemRowsModule | null | undefined;
+
+/** The built module, or null when it was not built, cannot be loaded, or is of another version. */
+export function itemRowsModule(): ItemRowsModule | null {
+  if (loaded !== undefined) return loaded;
+  loaded = null;
+  const path = findNativeBuild('price_export_item_rows.node');
+  if (path === null) return null;
+  try {
+    const module = createRequire(import.meta.url)(path) as ItemRowsModule;
+    if (module.version() === ITEM_ROWS_VERSION) loaded = module;
+  } catch {
+    // Built for another platform: JavaScript reads every item, with the same rows.
+  }
+  return loaded;
+}
+
+/** The reader into one draft's rows; null without the module. */
+export function itemRowReader(draftId: number): ItemRowReader | null {
+  const module = itemRowsModule();
+  if (module === null) return null;
+  return {
+    rules: ITEM_ROW_RULES,
+    read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars),
+  };
+}

@@ -1,0 +1,1119 @@
+/*
+ * A publication's items read from their JSON text straight into stored rows: the text parsed,
+ * the item checked and normalized as item-validation.ts does, its `extra` JSON written as
+ * JSON.stringify writes it (item-row.ts), its quote_free bits worked out (quote-free.ts), the
+ * feed check's rules counted (model/feed-rules.ts), and its row written in PostgreSQL's COPY
+ * text format, which both dialects take (PostgreSQL's COPY; SQLite's price_export_copy_rows).
+ *
+ * Why: done in JavaScript, a rich item cost the main thread ~27 µs (JSON.parse ~21 %, the
+ * collector ~11 %, extraJson ~10 %, decoding ~7 %), and a publication of 1M items ran at
+ * 0.42–0.48× the bulk loaders (issue #18 goal 2; bench/RESULTS.md, "2026-11-27, afternoon").
+ *
+ * It only ever says yes: an item it takes is one item-validation.ts takes, with the very same
+ * row. Anything else (a problem, a value in a form it does not read — a number with an
+ * exponent, `"1990.500"`, a URL only the URL parser accepts, a category to tidy, a repeated key,
+ * a lone surrogate, …) it leaves to the JavaScript reader, whose answer stands: the refusals
+ * and their messages have one author. native-item-rows.test.ts holds the two to the same rows
+ * over generated and hostile items.
+ */
+#include "item_rows.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- bytes ---------- */
+
+static int reserve(Bytes *b, size_t more) {
+  if (b->failed) return 0;
+  if (b->length + more <= b->capacity) return 1;
+  size_t capacity = b->capacity ? b->capacity : 4096;
+  while (capacity < b->length + more) capacity *= 2;
+  unsigned char *grown = realloc(b->bytes, capacity);
+  if (!grown) {
+    b->failed = 1;
+    return 0;
+  }
+  b->bytes = grown;
+  b->capacity = capacity;
+  return 1;
+}
+
+static void put(Bytes *b, const void *p, size_t n) {
+  if (!reserve(b, n)) return;
+  memcpy(b->bytes + b->length, p, n);
+  b->length += n;
+}
+
+static void put_byte(Bytes *b, unsigned char c) {
+  if (!reserve(b, 1)) return;
+  b->bytes[b->length++] = c;
+}
+
+static void put_integer(Bytes *b, int64_t value) {
+  char digits[24];
+  int n = 0;
+  uint64_t v = value < 0 ? (uint64_t)(-value) : (uint64_t)value;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  if (value < 0) digits[n++] = '-';
+  if (!reserve(b, (size_t)n)) return;
+  while (n) b->bytes[b->length++] = (unsigned char)digits[--n];
+}
+
+void bytes_free(Bytes *b) {
+  free(b->bytes);
+  b->bytes = NULL;
+  b->length = b->capacity = 0;
+}
+
+/* ---------- JSON text ---------- */
+
+/* A string value, decoded: its UTF-8 bytes, JavaScript's length of it, and which bytes that need work it holds. */
+typedef struct {
+  const unsigned char *p;
+  size_t n;
+  size_t units;  /* UTF-16 code units: String#length */
+  size_t points; /* code points: what the feed rules count */
+  unsigned classes; /* CLASS of its bytes, or-ed */
+} Str;
+
+/*
+ * The bytes the rows' texts are tested for (quote_free's, COPY's and JSON's escapes), as bits:
+ * each text is read once into the or of its bytes' bits, and every test is then one `&`
+ * (a strchr per byte and test was a sixth of the reader's time).
+ */
+enum {
+  C_COMMA = 1, C_SEMICOLON = 2, C_TAB = 4, C_PIPE = 8, C_QUOTE = 16, C_BACKSLASH = 32, C_CR = 64, C_LF = 128,
+  C_AMP = 256, C_LT = 512, C_GT = 1024, C_UNDERSCORE = 2048, C_EF = 4096 /* the lead byte of U+FFFE and U+FFFF */,
+  C_CONTROL = 8192 /* below 0x20: a JSON string holds none raw */
+};
+#define CONTROL8(from) [from] = C_CONTROL, [from + 1] = C_CONTROL, [from + 2] = C_CONTROL, [from + 3] = C_CONTROL, \
+  [from + 4] = C_CONTROL, [from + 5] = C_CONTROL, [from + 6] = C_CONTROL, [from + 7] = C_CONTROL
+static const unsigned short CLASS[256] = {
+  CONTROL8(0), CONTROL8(8), CONTROL8(16), CONTROL8(24),
+  ['\t'] = C_TAB | C_CONTROL, ['\r'] = C_CR | C_CONTROL, ['\n'] = C_LF | C_CONTROL,
+  [','] = C_COMMA, [';'] = C_SEMICOLON, ['|'] = C_PIPE, ['"'] = C_QUOTE, ['\\'] = C_BACKSLASH,
+  ['&'] = C_AMP, ['<'] = C_LT, ['>'] = C_GT, ['_'] = C_UNDERSCORE, [0xef] = C_EF,
+};
+
+typedef struct {
+  const unsigned char *p;
+  const unsigned char *end;
+  unsigned char *scratch; /* decoded strings with escapes go here; never longer than their text */
+} Cursor;
+
+static void skip_space(Cursor *c) {
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
+}
+
+static int hex(unsigned char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+static int read_hex4(const unsigned char *p) {
+  int a = hex(p[0]), b = hex(p[1]), c = hex(p[2]), d = hex(p[3]);
+  return (a | b | c | d) < 0 ? -1 : (a << 12) | (b << 8) | (c << 4) | d;
+}
+
+/* The text's lengths and classes, in one pass. */
+static void measure(Str *s) {
+  size_t points = 0, astral = 0;
+  unsigned classes = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    unsigned char c = s->p[i];
+    points += (c & 0xc0) != 0x80;
+    astral += c >= 0xf0;
+    classes |= CLASS[c];
+  }
+  s->points = points;
+  s->units = points + astral;
+  s->classes = classes;
+}
+
+/*
+ * Reads a string at c->p (its opening quote). 0 when it is not one JSON.parse reads into text
+ * the item rules allow: a raw control character (invalid JSON), a bad escape, an escaped
+ * control character other than tab, LF and CR, or a lone surrogate (textProblem refuses both).
+ * The bytes are UTF-8 already (text-decoding.ts checked them).
+ */
+static int read_string(Cursor *c, Str *out) {
+  const unsigned char *p = c->p + 1, *end = c->end;
+  const unsigned char *start = p;
+  /* Most strings have no escape: measured as they are scanned, one pass. */
+  size_t points = 0, astral = 0;
+  unsigned classes = 0;
+  for (; p < end; p++) {
+    unsigned char ch = *p;
+    unsigned k = CLASS[ch];
+    if (k & (C_QUOTE | C_BACKSLASH | C_CONTROL)) break;
+    points += (ch & 0xc0) != 0x80;
+    astral += ch >= 0xf0;
+    classes |= k;
+  }
+  if (p < end && *p == '"') {
+    out->p = start;
+    out->n = (size_t)(p - start);
+    out->points = points;
+    out->units = points + astral;
+    out->classes = classes;
+    c->p = p + 1;
+    return 1;
+  }
+  unsigned char *w = c->scratch, *first = w;
+  memcpy(w, start, (size_t)(p - start));
+  w += p - start;
+  for (;;) {
+    if (p >= end || *p < 0x20) return 0;
+    unsigned char ch = *p;
+    if (ch == '"') break;
+    if (ch != '\\') {
+      *w++ = ch;
+      p++;
+      continue;
+    }
+    if (p + 1 >= end) return 0;
+    unsigned char e = p[1];
+    p += 2;
+    switch (e) {
+      case '"': *w++ = '"'; break;
+      case '\\': *w++ = '\\'; break;
+      case '/': *w++ = '/'; break;
+      case 'n': *w++ = '\n'; break;
+      case 'r': *w++ = '\r'; break;
+      case 't': *w++ = '\t'; break;
+      case 'u': {
+        if (end - p < 4) return 0;
+        int code = read_hex4(p);
+        if (code < 0) return 0;
+        p += 4;
+        if (code >= 0xd800 && code <= 0xdbff) {
+          if (end - p < 6 || p[0] != '\\' || p[1] != 'u') return 0;
+          int low = read_hex4(p + 2);
+          if (low < 0xdc00 || low > 0xdfff) return 0;
+          p += 6;
+          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        } else if (code >= 0xdc00 && code <= 0xdfff) {
+          return 0;
+        }
+        if (code < 0x20 && code != '\t' && code != '\n' && code != '\r') return 0;
+        if (code < 0x80) {
+          *w++ = (unsigned char)code;
+        } else if (code < 0x800) {
+          *w++ = (unsigned char)(0xc0 | (code >> 6));
+          *w++ = (unsigned char)(0x80 | (code & 0x3f));
+        } else if (code < 0x10000) {
+          *w++ = (unsigned char)(0xe0 | (code >> 12));
+          *w++ = (unsigned char)(0x80 | ((code >> 6) & 0x3f));
+          *w++ = (unsigned char)(0x80 | (code & 0x3f));
+        } else {
+          *w++ = (unsigned char)(0xf0 | (code >> 18));
+          *w++ = (unsigned char)(0x80 | ((code >> 12) & 0x3f));
+          *w++ = (unsigned char)(0x80 | ((code >> 6) & 0x3f));
+          *w++ = (unsigned char)(0x80 | (code & 0x3f));
+        }
+        break;
+      }
+      default: return 0; /* \b, \f (control characters) or no escape at all */
+    }
+  }
+  out->p = first;
+  out->n = (size_t)(w - first);
+  c->scratch = w;
+  c->p = p + 1;
+  measure(out);
+  return 1;
+}
+
+/* A JSON number's text at c->p, checked against the grammar (RFC 8259 §6); 0 when it is none. */
+static int read_number(Cursor *c, const unsigned char **start, size_t *length) {
+  const unsigned char *p = c->p, *end = c->end;
+  *start = p;
+  if (p < end && *p == '-') p++;
+  if (p >= end) return 0;
+  if (*p == '0') p++;
+  else if (*p >= '1' && *p <= '9') while (p < end && *p >= '0' && *p <= '9') p++;
+  else return 0;
+  if (p < end && *p == '.') {
+    p++;
+    if (p >= end || *p < '0' || *p > '9') return 0;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++;
+    if (p < end && (*p == '+' || *p == '-')) p++;
+    if (p >= end || *p < '0' || *p > '9') return 0;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+  }
+  *length = (size_t)(p - *start);
+  c->p = p;
+  return 1;
+}
+
+static int read_literal(Cursor *c, const char *word, size_t n) {
+  if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n) != 0) return 0;
+  c->p += n;
+  return 1;
+}
+
+/* Skips any JSON value (an unknown key's), checking it; 0 when it is not valid JSON, or nested past a depth this reader leaves to JSON.parse. */
+static int skip_value(Cursor *c, int depth) {
+  if (depth > 64) return 0;
+  skip_space(c);
+  if (c->p >= c->end) return 0;
+  const unsigned char *start;
+  size_t length;
+  switch (*c->p) {
+    case '"': {
+      /* A skipped string may hold anything JSON allows: only its syntax matters here. */
+      const unsigned char *p = c->p + 1;
+      for (;;) {
+        if (p >= c->end || *p < 0x20) return 0;
+        if (*p == '"') break;
+        if (*p == '\\') {
+          if (p + 1 >= c->end) return 0;
+          unsigned char e = p[1];
+          if (e == 'u') {
+            if (c->end - p < 6 || read_hex4(p + 2) < 0) return 0;
+            p += 6;
+          } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+            p += 2;
+          } else {
+            return 0;
+          }
+          continue;
+        }
+        p++;
+      }
+      c->p = p + 1;
+      return 1;
+    }
+    case '{':
+      c->p++;
+      skip_space(c);
+      if (c->p < c->end && *c->p == '}') {
+        c->p++;
+        return 1;
+      }
+      for (;;) {
+        skip_space(c);
+        if (c->p >= c->end || *c->p != '"' || !skip_value(c, depth + 1)) return 0;
+        skip_space(c);
+        if (c->p >= c->end || *c->p != ':') return 0;
+        c->p++;
+        if (!skip_value(c, depth + 1)) return 0;
+        skip_space(c);
+        if (c->p >= c->end) return 0;
+        if (*c->p == '}') {
+          c->p++;
+          return 1;
+        }
+        if (*c->p != ',') return 0;
+        c->p++;
+      }
+    case '[':
+      c->p++;
+      skip_space(c);
+      if (c->p < c->end && *c->p == ']') {
+        c->p++;
+        return 1;
+      }
+      for (;;) {
+        if (!skip_value(c, depth + 1)) return 0;
+        skip_space(c);
+        if (c->p >= c->end) return 0;
+        if (*c->p == ']') {
+          c->p++;
+          return 1;
+        }
+        if (*c->p != ',') return 0;
+        c->p++;
+      }
+    case 't': return read_literal(c, "true", 4);
+    case 'f': return read_literal(c, "false", 5);
+    case 'n': return read_literal(c, "null", 4);
+    default: return read_number(c, &start, &length);
+  }
+}
+
+/* ---------- values as item-validation.ts reads them ---------- */
+
+/*
+ * Minor units of a money value in the forms parseMoney reads without its regular expression
+ * (money.ts): a JSON number or a text of at most 13 integer digits and at most two decimals, no
+ * sign, no exponent, no white space. -1 for any other form (JavaScript reads it).
+ */
+static int64_t plain_cents(const unsigned char *p, size_t n) {
+  size_t at = 0;
+  int64_t units = 0;
+  while (at < n && p[at] >= '0' && p[at] <= '9') units = units * 10 + (p[at++] - '0');
+  if (at == 0 || at > 13) return -1;
+  if (at == n) return units * 100;
+  size_t decimals = n - at - 1;
+  if (p[at] != '.' || decimals < 1 || decimals > 2) return -1;
+  int tenths = p[at + 1] - '0';
+  int hundredths = decimals == 2 ? p[at + 2] - '0' : 0;
+  if (tenths < 0 || tenths > 9 || hundredths < 0 || hundredths > 9) return -1;
+  return units * 100 + tenths * 10 + hundredths;
+}
+
+/* A JSON number that is a safe integer ≥ 0 written in digits only (String() of it is those digits); -1 otherwise. */
+static int64_t plain_integer(const unsigned char *p, size_t n) {
+  if (n == 0 || n > 15) return -1;
+  int64_t value = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i] < '0' || p[i] > '9') return -1;
+    value = value * 10 + (p[i] - '0');
+  }
+  return value;
+}
+
+/* The code point at p (valid UTF-8), and its length. */
+static uint32_t code_point(const unsigned char *p, int *length) {
+  if (p[0] < 0x80) return *length = 1, p[0];
+  if (p[0] < 0xe0) return *length = 2, ((p[0] & 0x1fu) << 6) | (p[1] & 0x3fu);
+  if (p[0] < 0xf0) return *length = 3, ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+  return *length = 4, ((p[0] & 0x07u) << 18) | ((p[1] & 0x3fu) << 12) | ((p[2] & 0x3fu) << 6) | (p[3] & 0x3fu);
+}
+
+/* The code point that ends the text at end (valid UTF-8, not empty). */
+static uint32_t last_code_point(const unsigned char *start, const unsigned char *end) {
+  const unsigned char *p = end - 1;
+  while (p > start && (*p & 0xc0) == 0x80) p--;
+  int length;
+  return code_point(p, &length);
+}
+
+/* What JavaScript's `\s` and trim() take for white space. */
+static int js_space(uint32_t c) {
+  return c == ' ' || (c >= 0x09 && c <= 0x0d) || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+/* Whether trim() leaves nothing of the text: every code point white space. */
+static int blank(const Str *s) {
+  for (size_t i = 0; i < s->n;) {
+    int length;
+    if (!js_space(code_point(s->p + i, &length))) return 0;
+    i += (size_t)length;
+  }
+  return 1;
+}
+
+/*
+ * Whether a category path is spelled as normalizeCategory spells it (item-validation.ts,
+ * NORMAL_PATH): levels without `/` and without white space at either end, joined by ` / `.
+ */
+static int normal_path(const Str *s) {
+  const unsigned char *p = s->p, *end = s->p + s->n;
+  if (p == end) return 0;
+  for (;;) {
+    const unsigned char *slash = memchr(p, '/', (size_t)(end - p));
+    const unsigned char *level_end = slash ? slash - 1 : end; /* a level before ` / ` ends before its space */
+    if (slash && (slash == p || slash[-1] != ' ')) return 0;
+    if (level_end <= p) return 0;
+    int length;
+    if (js_space(code_point(p, &length)) || js_space(last_code_point(p, level_end))) return 0;
+    if (!slash) return 1;
+    if (slash + 1 >= end || slash[1] != ' ') return 0;
+    p = slash + 2;
+  }
+}
+
+static int lower_alnum_hyphen(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
+
+/*
+ * isHttpUrl's PLAIN_HTTP_URL (item-validation.ts): lower-case http(s)://, labels of lower-case
+ * letters, digits and hyphens, none punycode (`xn--`), the last beginning with a letter, a port
+ * of at most four digits, then printable ASCII after `/`, `?` or `#`.
+ */
+static int plain_http_url(const Str *s) {
+  const unsigned char *p = s->p, *end = s->p + s->n;
+  if (s->n >= 7 && memcmp(p, "http://", 7) == 0) p += 7;
+  else if (s->n >= 8 && memcmp(p, "https://", 8) == 0) p += 8;
+  else return 0;
+  for (;;) {
+    const unsigned char *label = p;
+    while (p < end && lower_alnum_hyphen(*p)) p++;
+    if (p == label) return 0;
+    if (p - label >= 4 && memcmp(label, "xn--", 4) == 0) return 0;
+    if (p < end && *p == '.') {
+      p++;
+      continue;
+    }
+    if (*label < 'a' || *label > 'z') return 0;
+    break;
+  }
+  if (p < end && *p == ':') {
+    const unsigned char *digits = ++p;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    if (p == digits || p - digits > 4) return 0;
+  }
+  if (p == end) return 1;
+  if (*p != '/' && *p != '?' && *p != '#') return 0;
+  for (p++; p < end; p++) if (*p < 0x21 || *p > 0x7e) return 0;
+  return 1;
+}
+
+/* ---------- the item ---------- */
+
+enum {
+  F_OFFER_ID, F_NAME, F_PRICE, F_OLD_PRICE, F_PURCHASE_PRICE, F_CURRENCY, F_AVAILABLE, F_QUANTITY, F_URL, F_PICTURE,
+  F_VENDOR, F_VENDOR_CODE, F_BARCODE, F_DESCRIPTION, F_CATEGORY, F_COMPETITORS, F_ATTRIBUTES, F_COUNT
+};
+
+static const char *const FIELD_NAMES[F_COUNT] = {
+  "offer_id", "name", "price", "old_price", "purchase_price", "currency", "available", "quantity", "url", "picture",
+  "vendor", "vendor_code", "barcode", "description", "category", "competitors", "attributes",
+};
+
+static size_t FIELD_LENGTHS[F_COUNT];
+
+static int field_of(const Str *key) {
+  if (FIELD_LENGTHS[0] == 0) for (int f = 0; f < F_COUNT; f++) FIELD_LENGTHS[f] = strlen(FIELD_NAMES[f]);
+  for (int f = 0; f < F_COUNT; f++) if (FIELD_LENGTHS[f] == key->n && memcmp(FIELD_NAMES[f], key->p, key->n) == 0) return f;
+  return -1;
+}
+
+#define MAX_COMPETITORS 64
+#define MAX_ATTRIBUTES 128
+
+typedef struct {
+  Str name; /* trimmed */
+  int64_t price;
+  int has_url;
+  Str url;
+  int available; /* -1 null, 0, 1 */
+} Competitor;
+
+typedef struct {
+  Str key;
+  Str value;
+} Attribute;
+
+typedef struct {
+  unsigned seen; /* fields present (not null) */
+  Str text[F_COUNT];
+  int64_t money[F_COUNT];
+  int64_t quantity;
+  int available;
+  int competitor_count;
+  Competitor competitors[MAX_COMPETITORS];
+  int attribute_count;
+  Attribute attributes[MAX_ATTRIBUTES];
+} Item;
+
+static int text_fits(const ItemRowsCall *call, const Str *s) { return (int64_t)s->units <= call->max_field_chars; }
+
+/* A text field's value: a string, or a number String() spells as its digits. 0: left to JavaScript. */
+static int read_text_field(Cursor *c, Str *out) {
+  if (*c->p == '"') return read_string(c, out);
+  const unsigned char *start;
+  size_t length;
+  if (!read_number(c, &start, &length) || plain_integer(start, length) < 0) return 0;
+  out->p = start;
+  out->n = out->units = out->points = length;
+  out->classes = 0; /* digits */
+  return 1;
+}
+
+static int read_money(Cursor *c, int64_t *cents) {
+  const unsigned char *start;
+  size_t length;
+  if (*c->p == '"') {
+    Str s;
+    if (!read_string(c, &s)) return 0;
+    start = s.p;
+    length = s.n;
+  } else if (!read_number(c, &start, &length)) {
+    return 0;
+  }
+  *cents = plain_cents(start, length);
+  return *cents >= 0;
+}
+
+/* parseBoolean (item-validation.ts) for the spellings it reads exactly; -1 otherwise. */
+static int read_boolean(Cursor *c) {
+  if (read_literal(c, "true", 4)) return 1;
+  if (read_literal(c, "false", 5)) return 0;
+  if (*c->p == '"') {
+    Str s;
+    if (!read_string(c, &s)) return -1;
+    static const char *const yes[] = {"true", "1", "yes"}, *const no[] = {"false", "0", "no"};
+    for (int i = 0; i < 3; i++) {
+      if (s.n == strlen(yes[i]) && memcmp(s.p, yes[i], s.n) == 0) return 1;
+      if (s.n == strlen(no[i]) && memcmp(s.p, no[i], s.n) == 0) return 0;
+    }
+    return -1;
+  }
+  const unsigned char *start;
+  size_t length;
+  if (!read_number(c, &start, &length) || length != 1) return -1;
+  return *start == '1' ? 1 : *start == '0' ? 0 : -1;
+}
+
+/* Trims what trim() would at either end; 0 when a non-ASCII white space is at an end (JavaScript reads it). */
+static int trimmed(const Str *s, Str *out) {
+  const unsigned char *p = s->p, *end = s->p + s->n;
+  while (p < end && (*p == ' ' || (*p >= 0x09 && *p <= 0x0d))) p++;
+  while (end > p && (end[-1] == ' ' || (end[-1] >= 0x09 && end[-1] <= 0x0d))) end--;
+  if (p == end) return 0;
+  int length;
+  if (js_space(code_point(p, &length)) || js_space(last_code_point(p, end))) return 0;
+  out->p = p;
+  out->n = (size_t)(end - p);
+  measure(out);
+  return 1;
+}
+
+static int read_competitor(ItemRowsCall *call, Cursor *c, Competitor *out) {
+  if (*c->p != '{') return 0;
+  c->p++;
+  unsigned seen = 0; /* name, price, url, available */
+  Str name = {0};
+  out->price = -1;
+  out->has_url = 0;
+  out->available = -1;
+  skip_space(c);
+  if (c->p < c->end && *c->p == '}') return 0; /* no name */
+  for (;;) {
+    skip_space(c);
+    Str key;
+    if (c->p >= c->end || *c->p != '"' || !read_string(c, &key)) return 0;
+    skip_space(c);
+    if (c->p >= c->end || *c->p != ':') return 0;
+    c->p++;
+    skip_space(c);
+    if (c->p >= c->end) return 0;
+    int which = key.n == 4 && memcmp(key.p, "name", 4) == 0 ? 0 : key.n == 5 && memcmp(key.p, "price", 5) == 0 ? 1
+              : key.n == 3 && memcmp(key.p, "url", 3) == 0 ? 2 : key.n == 9 && memcmp(key.p, "available", 9) == 0 ? 3 : -1;
+    if (which >= 0) {
+      if (seen & (1u << which)) return 0;
+      seen |= 1u << which;
+    }
+    if (which == 0) {
+      if (*c->p != '"' || !read_string(c, &name)) return 0;
+    } else if (which == 1) {
+      if (!read_money(c, &out->price)) return 0;
+    } else if (which == 2) {
+      if (read_literal(c, "null", 4)) {
+        out->has_url = 0;
+      } else {
+        if (*c->p != '"' || !read_string(c, &out->url) || !plain_http_url(&out->url) || !text_fits(call, &out->url)) return 0;
+        out->has_url = 1;
+      }
+    } else if (which == 3) {
+      if (read_literal(c, "null", 4)) out->available = -1;
+      else if ((out->available = read_boolean(c)) < 0) return 0;
+    } else if (!skip_value(c, 2)) {
+      return 0;
+    }
+    skip_space(c);
+    if (c->p >= c->end) return 0;
+    if (*c->p == '}') {
+      c->p++;
+      break;
+    }
+    if (*c->p != ',') return 0;
+    c->p++;
+  }
+  if (!(seen & 1) || !(seen & 2) || !text_fits(call, &name)) return 0;
+  return trimmed(&name, &out->name);
+}
+
+/* An array index as a property name ("0", "12"): JavaScript orders those keys first, so JavaScript writes such attributes. */
+static int index_like(const Str *key) {
+  if (key->n == 0 || key->n > 10) return 0;
+  for (size_t i = 0; i < key->n; i++) if (key->p[i] < '0' || key->p[i] > '9') return 0;
+  return key->n == 1 || key->p[0] != '0';
+}
+
+static int read_attributes(ItemRowsCall *call, Cursor *c, Item *item) {
+  if (*c->p != '{') return 0;
+  c->p++;
+  skip_space(c);
+  if (c->p < c->end && *c->p == '}') {
+    c->p++;
+    return 1;
+  }
+  for (;;) {
+    skip_space(c);
+    Str key;
+    if (c->p >= c->end || *c->p != '"' || !read_string(c, &key)) return 0;
+    if (index_like(&key) || (key.n == 9 && memcmp(key.p, "__proto__", 9) == 0) || !text_fits(call, &key)) return 0;
+    for (int i = 0; i < item->attribute_count; i++) {
+      const Str *other = &item->attributes[i].key;
+      if (other->n == key.n && memcmp(other->p, key.p, key.n) == 0) return 0; /* JSON.parse keeps the last: JavaScript's */
+    }
+    skip_space(c);
+    if (c->p >= c->end || *c->p != ':') return 0;
+    c->p++;
+    skip_space(c);
+    if (c->p >= c->end) return 0;
+    Str value;
+    if (read_literal(c, "null", 4)) {
+      /* Skipped, as item-validation.ts skips it; the key may not repeat either way. */
+      value.p = NULL;
+    } else if (read_literal(c, "true", 4)) {
+      value = (Str){(const unsigned char *)"true", 4, 4, 4};
+    } else if (read_literal(c, "false", 5)) {
+      value = (Str){(const unsigned char *)"false", 5, 5, 5};
+    } else if (!read_text_field(c, &value) || !text_fits(call, &value)) {
+      return 0;
+    }
+    if (item->attribute_count == MAX_ATTRIBUTES) return 0;
+    if (value.p) item->attributes[item->attribute_count++] = (Attribute){key, value};
+    else item->attributes[item->attribute_count++] = (Attribute){key, {NULL, 0, 0, 0}};
+    skip_space(c);
+    if (c->p >= c->end) return 0;
+    if (*c->p == '}') {
+      c->p++;
+      return 1;
+    }
+    if (*c->p != ',') return 0;
+    c->p++;
+  }
+}
+
+static int read_competitors(ItemRowsCall *call, Cursor *c, Item *item) {
+  if (*c->p != '[') return 0;
+  c->p++;
+  skip_space(c);
+  if (c->p < c->end && *c->p == ']') {
+    c->p++;
+    return 1;
+  }
+  for (;;) {
+    skip_space(c);
+    if (c->p >= c->end || item->competitor_count == MAX_COMPETITORS) return 0;
+    if (!read_competitor(call, c, &item->competitors[item->competitor_count++])) return 0;
+    skip_space(c);
+    if (c->p >= c->end) return 0;
+    if (*c->p == ']') {
+      c->p++;
+      return 1;
+    }
+    if (*c->p != ',') return 0;
+    c->p++;
+  }
+}
+
+/* One member's value into the item; 0: left to JavaScript. */
+static int read_field(ItemRowsCall *call, Cursor *c, Item *item, int field) {
+  if (read_literal(c, "null", 4)) return 1; /* absent, as `present` says */
+  item->seen |= 1u << field;
+  switch (field) {
+    case F_PRICE:
+    case F_OLD_PRICE:
+    case F_PURCHASE_PRICE: return read_money(c, &item->money[field]);
+    case F_QUANTITY: {
+      const unsigned char *start;
+      size_t length;
+      if (*c->p == '"' || !read_number(c, &start, &length)) return 0;
+      return (item->quantity = plain_integer(start, length)) >= 0;
+    }
+    case F_AVAILABLE: return (item->available = read_boolean(c)) >= 0;
+    case F_COMPETITORS: return read_competitors(call, c, item);
+    case F_ATTRIBUTES: return read_attributes(call, c, item);
+    default: return read_text_field(c, &item->text[field]) && text_fits(call, &item->text[field]);
+  }
+}
+
+static int read_item(ItemRowsCall *call, Cursor *c, Item *item) {
+  skip_space(c);
+  if (c->p >= c->end || *c->p != '{') return 0;
+  c->p++;
+  skip_space(c);
+  if (c->p < c->end && *c->p == '}') return 0; /* no offer_id */
+  unsigned members = 0;
+  for (;;) {
+    skip_space(c);
+    Str key;
+    if (c->p >= c->end || *c->p != '"' || !read_string(c, &key)) return 0;
+    skip_space(c);
+    if (c->p >= c->end || *c->p != ':') return 0;
+    c->p++;
+    skip_space(c);
+    if (c->p >= c->end) return 0;
+    int field = field_of(&key);
+    if (field >= 0) {
+      if (members & (1u << field)) return 0; /* JSON.parse keeps the last: JavaScript's */
+      members |= 1u << field;
+      if (!read_field(call, c, item, field)) return 0;
+    } else if (!skip_value(c, 1)) {
+      return 0;
+    }
+    skip_space(c);
+    if (c->p >= c->end) return 0;
+    if (*c->p == '}') {
+      c->p++;
+      break;
+    }
+    if (*c->p != ',') return 0;
+    c->p++;
+  }
+  skip_space(c);
+  return c->p == c->end;
+}
+
+/* The checks of normalizeItem that reading did not make; 0: left to JavaScript (it has a problem to tell, or a value to tidy). */
+static int valid(const Item *item) {
+  const unsigned required = (1u << F_OFFER_ID) | (1u << F_NAME) | (1u << F_PRICE);
+  if ((item->seen & required) != required) return 0;
+  if (item->text[F_OFFER_ID].units > 120 || blank(&item->text[F_OFFER_ID]) || blank(&item->text[F_NAME])) return 0;
+  if (item->seen & (1u << F_CURRENCY)) {
+    const Str *s = &item->text[F_CURRENCY];
+    if (s->n != 3) return 0;
+    for (int i = 0; i < 3; i++) {
+      unsigned char ch = s->p[i];
+      if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z'))) return 0;
+    }
+  }
+  if ((item->seen & (1u << F_URL)) && !plain_http_url(&item->text[F_URL])) return 0;
+  if ((item->seen & (1u << F_PICTURE)) && !plain_http_url(&item->text[F_PICTURE])) return 0;
+  if ((item->seen & (1u << F_CATEGORY)) && !normal_path(&item->text[F_CATEGORY])) return 0;
+  return 1;
+}
+
+/* ---------- what the row says ---------- */
+
+static const Str *present_text(const Item *item, int field) { return (item->seen & (1u << field)) ? &item->text[field] : NULL; }
+
+/*
+ * JSON.stringify's string (item-row.ts's extra) as it goes in a COPY row: `"`, `\` and the
+ * three allowed controls escaped for JSON, then each backslash doubled for COPY (JSON holds no
+ * raw tab, LF or CR), in one pass.
+ */
+static void put_json_string(Bytes *b, const Str *s) {
+  put_byte(b, '"');
+  if (!(s->classes & (C_QUOTE | C_BACKSLASH | C_LF | C_CR | C_TAB))) {
+    put(b, s->p, s->n);
+    put_byte(b, '"');
+    return;
+  }
+  const unsigned char *p = s->p, *end = s->p + s->n, *run = p;
+  for (; p < end; p++) {
+    unsigned char ch = *p;
+    const char *escape = ch == '"' ? "\\\\\"" : ch == '\\' ? "\\\\\\\\" : ch == '\n' ? "\\\\n" : ch == '\r' ? "\\\\r" : ch == '\t' ? "\\\\t" : NULL;
+    if (!escape) continue;
+    put(b, run, (size_t)(p - run));
+    put(b, escape, strlen(escape));
+    run = p + 1;
+  }
+  put(b, run, (size_t)(end - run));
+  put_byte(b, '"');
+}
+
+static void put_key(Bytes *b, int *first, const char *key) {
+  if (!*first) put_byte(b, ',');
+  *first = 0;
+  put_byte(b, '"');
+  put(b, key, strlen(key));
+  put(b, "\":", 2);
+}
+
+/* item-row.ts extraJson: EXTRA_KEYS in order, absent when null; 0 when there is nothing to write (NULL). */
+static int put_extra(Bytes *b, const Item *item, int attribute_entries) {
+  size_t start = b->length;
+  int first = 1;
+  put_byte(b, '{');
+  if (item->seen & (1u << F_PURCHASE_PRICE)) {
+    put_key(b, &first, "purchase_price");
+    put_integer(b, item->money[F_PURCHASE_PRICE]);
+  }
+  static const int texts[] = {F_PICTURE, F_VENDOR, F_VENDOR_CODE, F_BARCODE, F_DESCRIPTION, F_CATEGORY};
+  for (int i = 0; i < 6; i++) {
+    const Str *s = present_text(item, texts[i]);
+    if (!s) continue;
+    put_key(b, &first, FIELD_NAMES[texts[i]]);
+    put_json_string(b, s);
+  }
+  if (item->competitor_count > 0) {
+    put_key(b, &first, "competitors");
+    put_byte(b, '[');
+    for (int i = 0; i < item->competitor_count; i++) {
+      const Competitor *c = &item->competitors[i];
+      if (i) put_byte(b, ',');
+      put(b, "{\"name\":", 8);
+      put_json_string(b, &c->name);
+      put(b, ",\"price\":", 9);
+      put_integer(b, c->price);
+      put(b, ",\"url\":", 7);
+      if (c->has_url) put_json_string(b, &c->url);
+      else put(b, "null", 4);
+      put(b, ",\"available\":", 13);
+      put(b, c->available < 0 ? "null" : c->available ? "true" : "false", c->available < 0 ? 4 : c->available ? 4 : 5);
+      put_byte(b, '}');
+    }
+    put_byte(b, ']');
+  }
+  if (attribute_entries > 0) {
+    put_key(b, &first, "attributes");
+    put_byte(b, '{');
+    int written = 0;
+    for (int i = 0; i < item->attribute_count; i++) {
+      const Attribute *a = &item->attributes[i];
+      if (!a->value.p) continue;
+      if (written++) put_byte(b, ',');
+      put_json_string(b, &a->key);
+      put_byte(b, ':');
+      put_json_string(b, &a->value);
+    }
+    put_byte(b, '}');
+  }
+  if (first) {
+    b->length = start;
+    return 0;
+  }
+  put_byte(b, '}');
+  return 1;
+}
+
+/* COPY text: backslash, tab, LF and CR escaped (copy-rows.ts does the same). */
+static void put_copy_text(Bytes *b, const Str *s) {
+  if (!(s->classes & (C_BACKSLASH | C_TAB | C_LF | C_CR))) return put(b, s->p, s->n);
+  const unsigned char *p = s->p, *end = s->p + s->n, *run = p;
+  for (; p < end; p++) {
+    unsigned char ch = *p;
+    const char *escape = ch == '\\' ? "\\\\" : ch == '\t' ? "\\t" : ch == '\n' ? "\\n" : ch == '\r' ? "\\r" : NULL;
+    if (!escape) continue;
+    put(b, run, (size_t)(p - run));
+    put(b, escape, 2);
+    run = p + 1;
+  }
+  put(b, run, (size_t)(end - run));
+}
+
+/* ---------- quote_free (quote-free.ts) ---------- */
+
+/* XML_ILLEGAL beyond the controls reading refused (U+FFFE, U+FFFF: EF BF BE/BF). */
+static int has_nonchar(const Str *s) {
+  if (!(s->classes & C_EF)) return 0;
+  for (size_t i = 0; i + 2 < s->n; i++) if (s->p[i] == 0xef && s->p[i + 1] == 0xbf && (s->p[i + 2] == 0xbe || s->p[i + 2] == 0xbf)) return 1;
+  return 0;
+}
+
+/* TEXT_WORK: `& < > CR` or an XML-illegal character (the only controls left are tab and LF, which it allows). */
+static int text_work(const Str *s) { return (s->classes & (C_AMP | C_LT | C_GT | C_CR)) || has_nonchar(s); }
+/* ATTRIBUTE_WORK: TEXT_WORK's and `" tab LF`. */
+static int attribute_work(const Str *s) { return (s->classes & (C_AMP | C_LT | C_GT | C_CR | C_QUOTE | C_TAB | C_LF)) || has_nonchar(s); }
+
+/* `_x` and four hex digits and `_`: Excel's escape, which a cell must escape (sheet-row.ts). */
+static int has_cell_escape(const Str *s) {
+  if (!(s->classes & C_UNDERSCORE)) return 0;
+  for (size_t i = 0; i + 7 <= s->n; i++) {
+    if (s->p[i] == '_' && s->p[i + 1] == 'x' && hex(s->p[i + 2]) >= 0 && hex(s->p[i + 3]) >= 0 && hex(s->p[i + 4]) >= 0 &&
+        hex(s->p[i + 5]) >= 0 && s->p[i + 6] == '_')
+      return 1;
+  }
+  return 0;
+}
+
+#define MAX_CELL_TEXT 32767
+
+/* isPlainCellText, for the texts reading lets through (no controls but tab, LF, CR; no lone surrogates). */
+static int plain_cell(const Str *s) {
+  if (s->units == 0 || s->units > MAX_CELL_TEXT) return 0;
+  if (s->p[0] <= 0x20 || s->p[s->n - 1] <= 0x20) return 0;
+  return !(s->classes & (C_AMP | C_LT | C_GT | C_CR)) && !has_nonchar(s) && !has_cell_escape(s);
+}
+
+static const unsigned DELIMITERS[4] = {C_COMMA, C_SEMICOLON, C_TAB, C_PIPE};
+
+/* The CSV, XML, JSON and cell bits of the stored text at `index` of TEXT_FIELDS (offer_id, name, currency, url). */
+static uint64_t stored_text_bits(const Str *value, int index) {
+  const uint64_t csv_all = 0xfull << (index * 4), xml = 1ull << (16 + index), json = 1ull << (33 + index), cell = 1ull << (37 + index);
+  if (!value) return csv_all | xml;
+  uint64_t bits = 0;
+  int edge_space = value->n > 0 && (value->p[0] == ' ' || value->p[value->n - 1] == ' ');
+  int quoted_anyway = edge_space || (value->classes & (C_QUOTE | C_CR | C_LF));
+  for (int d = 0; d < 4; d++) if (!quoted_anyway && !(value->classes & DELIMITERS[d])) bits |= 1ull << (index * 4 + d);
+  if (!text_work(value)) bits |= xml;
+  if (!(value->classes & (C_QUOTE | C_BACKSLASH | C_TAB | C_LF | C_CR))) bits |= json;
+  if (plain_cell(value)) bits |= cell;
+  return bits;
+}
+
+static uint64_t quote_free(const Item *item, const Str *offer_id, const Str *name, const Str *currency, const Str *url) {
+  uint64_t bits = stored_text_bits(offer_id, 0) | stored_text_bits(name, 1) | stored_text_bits(currency, 2) | stored_text_bits(url, 3);
+  static const int extra_texts[] = {F_PICTURE, F_VENDOR, F_VENDOR_CODE, F_BARCODE, F_DESCRIPTION};
+  for (int i = 0; i < 5; i++) {
+    const Str *s = present_text(item, extra_texts[i]);
+    if (!s || !text_work(s)) bits |= 1ull << (20 + i);
+  }
+  int attributes_plain = 1;
+  for (int i = 0; i < item->attribute_count && attributes_plain; i++) {
+    const Attribute *a = &item->attributes[i];
+    if (a->value.p && (attribute_work(&a->key) || text_work(&a->value))) attributes_plain = 0;
+  }
+  if (attributes_plain) bits |= 1ull << 25;
+  if (!attribute_work(offer_id)) bits |= 1ull << 26;
+  static const int read_extras[] = {F_PICTURE, F_VENDOR, F_VENDOR_CODE, F_BARCODE, F_DESCRIPTION, F_CATEGORY};
+  for (int i = 0; i < 6; i++) if (!present_text(item, read_extras[i])) bits |= 1ull << (27 + i);
+  return bits;
+}
+
+/* ---------- the feed check's rules (model/feed-rules.ts) ---------- */
+
+static int digits_only(const Str *s) {
+  for (size_t i = 0; i < s->n; i++) if (s->p[i] < '0' || s->p[i] > '9') return 0;
+  return 1;
+}
+
+/* YML_OFFER_ID: 1–80 of Latin and Cyrillic (А–я, Ё, ё) letters, digits and . , / \ ( ) [ ] - = _. */
+static int yml_offer_id(const Str *s) {
+  if (s->units < 1 || s->units > 80) return 0;
+  for (size_t i = 0; i < s->n;) {
+    int length;
+    uint32_t c = code_point(s->p + i, &length);
+    i += (size_t)length;
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 0x410 && c <= 0x44f) || c == 0x401 || c == 0x451) continue;
+    if (c < 0x80 && c && strchr(".,/\\()[]-=_", (int)c)) continue;
+    return 0;
+  }
+  return 1;
+}
+
+static int valid_gtin(const Str *s) {
+  if (!digits_only(s) || !(s->n == 8 || s->n == 12 || s->n == 13 || s->n == 14)) return 0;
+  int sum = 0;
+  for (int i = (int)s->n - 2, weight = 3; i >= 0; i--, weight = 4 - weight) sum += (s->p[i] - '0') * weight;
+  return (10 - sum % 10) % 10 == s->p[s->n - 1] - '0';
+}
+
+static void count_rules(ItemRowsCall *call, const Item *item, int64_t seq, const Str *offer_id, const Str *name, const char *currency, const Str *url) {
+  uint32_t *n = call->rule_counts;
+  const Str *description = present_text(item, F_DESCRIPTION), *barcode = present_text(item, F_BARCODE), *picture = present_text(item, F_PICTURE);
+  if (name->points > 150) n[RULE_YML_NAME]++;
+  if (description && description->points > 3000) n[RULE_YML_DESCRIPTION]++;
+  if (barcode && !(digits_only(barcode) && (barcode->n == 8 || barcode->n == 12 || barcode->n == 13))) n[RULE_YML_BARCODE]++;
+  if (item->seen & (1u << F_OLD_PRICE)) {
+    int64_t old = item->money[F_OLD_PRICE], price = item->money[F_PRICE];
+    /* discountOutside: integers below 2^53 · 100, exact in 64 bits. */
+    if (old > price) {
+      int64_t off = (old - price) * 100;
+      if (!(off >= 5 * old && off <= 95 * old)) n[RULE_YML_DISCOUNT]++;
+    }
+  }
+  if (!yml_offer_id(offer_id)) n[RULE_YML_OFFER_ID]++;
+  static const char *const yml_currencies[] = {"RUR", "RUB", "UAH", "BYR", "BYN", "KZT", "USD", "EUR"};
+  int known = 0;
+  for (int i = 0; i < 8; i++) known |= memcmp(currency, yml_currencies[i], 3) == 0;
+  if (!known) n[RULE_YML_CURRENCY]++;
+  if (offer_id->points > 50) n[RULE_GOOGLE_ID]++;
+  if (name->points > 150) n[RULE_GOOGLE_TITLE]++;
+  if (description && description->points > 5000) n[RULE_GOOGLE_DESCRIPTION]++;
+  if (!url || url->n == 0) n[RULE_GOOGLE_LINK]++;
+  if (!picture || picture->n == 0) n[RULE_GOOGLE_IMAGE]++;
+  if (barcode && !valid_gtin(barcode)) n[RULE_GOOGLE_GTIN]++;
+  if (offer_id->points > 80) n[RULE_CML_ID]++;
+  if (name->points > 255) n[RULE_CML_NAME]++;
+  /* The legacy columns' texts: offer_id, name, currency (3 letters) and url. */
+  if (offer_id->points > MAX_CELL_TEXT || name->points > MAX_CELL_TEXT || (url && url->points > MAX_CELL_TEXT)) n[RULE_XLSX_CELL]++;
+  if (seq >= 1048575) n[RULE_XLSX_ROWS]++;
+}
+
+/* ---------- distinct texts ---------- */
+
+static uint32_t hash_of(const unsigned char *s, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
+  return h;
+}
+
+/*
+ * Adds `s` to the list (each text ended by a NUL) unless it is there: a call's items mostly
+ * repeat a few currencies and categories, and each text handed to JavaScript is decoded there.
+ * Past DISTINCT_SLOTS * 3/4 texts it stops looking and adds them all (the caller's Set makes
+ * them distinct).
+ */
+static void note_distinct(Distinct *d, const unsigned char *s, size_t n) {
+  if (d->used < DISTINCT_SLOTS / 4 * 3) {
+    uint32_t h = hash_of(s, n);
+    for (uint32_t i = h % DISTINCT_SLOTS;; i = (i + 1) % DISTINCT_SLOTS) {
+      uint32_t at = d->slots[i];
+      if (at == 0) {
+        d->slots[i] = (uint32_t)d->list.length + 1;
+        d->lengths[i] = (uint32_t)n;
+        d->used++;
+        break;
+      }
+      if (d->lengths[i] == n && memcmp(d->list.bytes + at - 1, s, n) == 0) return;
+    }
+  }
+  put(&d->list, s, n);
+  put_byte(&d->list, 0);
+}
+
+void distinct_free(Distinct *d) {
+  bytes_free(&d->list);
+  memset(d->slots, 0, sizeof d->slots);
+  d->used = 0;
+}
+
+/* ---------- one item ---------- */
+
+int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int64_t seq, unsigned char *scratch) {
+  Item item;
+  item.seen = 0;
+  item.competitor_count = 0;
+  item.attribute_count = 0;
+  Cursor c = {bytes, bytes + length, scratch};
+  if (!read_item(call, &c, &item) || !valid(&item)) return 0;
+
+  const Str *offer_id = &item.text[F_OFFER_ID], *name = &item.text[F_NAME], *url = present_text(&item, F_URL);
+  char currency[4];
+  if (item.seen & (1u << F_CURRENCY)) {
+    for (int i = 0; i < 3; i++) {
+      unsigned char ch = item.text[F_CURRENCY].p[i];
+      currency[i] = (char)(ch >= 'a' ? ch - 32 : ch);
+    }
+  } else {
+    memcpy(currency, call->store_currency, 3);
+  }
+  currency[3] = 0;
+  const Str currency_text = {(const unsigned char *)currency, 3, 3, 3};
+  int64_t quantity = (item.seen & (1u << F_QUANTITY)) ? item.quantity : -1;
+  int available = (item.seen & (1u << F_AVAILABLE)) ? item.available : quantity < 0 ? 1 : quantity > 0;
+  int attribute_entries = 0;
+  for (int i = 0; i < item.attribute_count; i++) attribute_entries += item.attributes[i].value.p != NULL;
+
+  Bytes *b = &call->rows;
+  put_integer(b, call->draft_id);
+  put_byte(b, '\t');
+  put_integer(b, seq);
+  put_byte(b, '\t');
+  put_copy_text(b, offer_id);
+  put_byte(b, '\t');
+  put_copy_text(b, name);
+  put_byte(b, '\t');
+  put_integer(b, item.money[F_PRICE]);
+  put_byte(b, '\t');
+  if (item.seen & (1u << F_OLD_PRICE)) put_integer(b, item.money[F_OLD_PRICE]);
+  else put(b, "\\N", 2);
+  put_byte(b, '\t');
+  put(b, currency, 3);
+  put(b, available ? "\tt\t" : "\tf\t", 3);
+  if (quantity >= 0) put_integer(b, quantity);
+  else put(b, "\\N", 2);
+  put_byte(b, '\t');
+  if (url) put_copy_text(b, url);
+  else put(b, "\\N", 2);
+  put_byte(b, '\t');
+  if (!put_extra(b, &item, attribute_entries)) put(b, "\\N", 2);
+  put_byte(b, '\t');
+  put_integer(b, (int64_t)quote_free(&item, offer_id, name, &currency_text, url));
+  put_byte(b, '\n');
+
+  call->accepted++;
+  call->available += available;
+  count_rules(call, &item, seq, offer_id, name, currency, url);
+  note_distinct(&call->currencies, (const unsigned char *)currency, 3);
+  const Str *category = present_text(&item, F_CATEGORY);
+  if (category) note_distinct(&call->categories, category->p, category->n);
+  else note_distinct(&call->categories, (const unsigned char *)"", 0);
+  return 1;
+}

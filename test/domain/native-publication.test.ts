@@ -1,0 +1,144 @@
+/*
+ * A publication read by the store's native item reader (store/item-rows/) against the same file
+ * read by JavaScript alone (the draft's rowReader withheld), on every dialect: the same stored
+ * rows, quote_free bits included, the same summary and warnings, and the same refusal of a bad
+ * file, positions and all.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { AppError } from '../../src/errors/app-error.js';
+import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
+import { publishPriceList } from '../../src/domain/publishing.js';
+import type { Database, ItemRowReader } from '../../src/store/types.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { rawItem, richItem } from '../../bench/bench-data.js';
+
+/** Items JavaScript takes and the native reader leaves to it (a form it does not read), among catalogue items. */
+const LEFT_TO_JAVASCRIPT: Record<string, unknown>[] = [
+  { offer_id: 12345678901234567, name: 'unsafe integer id', price: 1 },
+  { offer_id: 'L-1', name: 'fourteen integer digits', price: 12345678901234.5 },
+  { offer_id: 'L-2', name: 'three decimals', price: '19.900' },
+  { offer_id: 'L-3', name: 'untidy category', price: 1, category: ' Дом /Кухня ' },
+  { offer_id: 'L-4', name: 'IPv4 host', price: 1, url: 'http://10.0.0.1/p' },
+  { offer_id: 'L-5', name: 'index-like attribute', price: 1, attributes: { 10: 'x', a: 'y' } },
+  { offer_id: 'L-6', name: 'upper-case yes', price: 1, available: 'YES' },
+  { offer_id: 'L-7', name: 'a price with a space', price: ' 5' },
+  { offer_id: 'L-8', name: '\u00a0padded competitor', price: 1, competitors: [{ name: '\u00a0ozon ', price: '1.5' }] },
+  { offer_id: 'L-9', name: 'name', price: 1, name2: 'unknown key', attributes: { k: 1.25 } },
+];
+
+function catalogue(count: number): Record<string, unknown>[] {
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < count; i++) items.push(i % 3 === 0 ? rawItem(i) : richItem(i));
+  items.splice(7, 0, ...LEFT_TO_JAVASCRIPT);
+  return items;
+}
+
+const text = (items: readonly unknown[], format: SourceFormat) =>
+  format === 'ndjson' ? `${items.map((item) => JSON.stringify(item)).join('\n')}\n` : JSON.stringify({ note: 'ignored', items });
+
+/** `db` whose drafts have no native reader: JavaScript reads every item. */
+function withoutReader(db: Database): Database {
+  const priceLists = Object.create(db.priceLists) as Database['priceLists'];
+  priceLists.beginPublication = async (storeId: string) => {
+    const draft = await db.priceLists.beginPublication(storeId);
+    return { id: draft.id, append: (items, rows) => draft.append(items, rows), appended: () => draft.appended(), commit: (s, o) => draft.commit(s, o), abort: () => draft.abort(), rowReader: null };
+  };
+  return { ...db, priceLists };
+}
+
+/** `db` whose drafts' reader counts the items it takes. */
+function counting(db: Database, taken: { count: number }): Database {
+  const priceLists = Object.create(db.priceLists) as Database['priceLists'];
+  priceLists.beginPublication = async (storeId: string) => {
+    const draft = await db.priceLists.beginPublication(storeId);
+    const reader = draft.rowReader;
+    assert.ok(reader, 'this store has no native item reader (node scripts/build-native.mjs)');
+    const countingReader: ItemRowReader = {
+      rules: reader.rules,
+      read: (...args) => {
+        const read = reader.read(...args);
+        taken.count += read.accepted;
+        return read;
+      },
+    };
+    return { id: draft.id, append: (items, rows) => draft.append(items, rows), appended: () => draft.appended(), commit: (s, o) => draft.commit(s, o), abort: () => draft.abort(), rowReader: countingReader };
+  };
+  return { ...db, priceLists };
+}
+
+/** Every stored column of a list's rows, quote_free included, in seq order, as text. */
+async function storedRows(testDb: TestDatabase, listId: number): Promise<string[]> {
+  const sql = 'SELECT seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free FROM price_items WHERE price_list_id = $1 ORDER BY seq';
+  if (testDb.dialect === 'sqlite') {
+    const { default: Sqlite } = await import('better-sqlite3');
+    const raw = new Sqlite(testDb.url.slice('sqlite:'.length), { readonly: true });
+    try {
+      return (raw.prepare(sql.replace('$1', '?')).raw().all(listId) as unknown[][]).map((row) => JSON.stringify(row));
+    } finally {
+      raw.close();
+    }
+  }
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: testDb.url });
+  await client.connect();
+  try {
+    // As SQLite holds them: numbers, and available as 0/1.
+    const { rows } = await client.query({ text: sql, values: [listId], rowMode: 'array' });
+    return rows.map((row: unknown[]) => JSON.stringify(row.map((v, i) => (i === 6 ? (v ? 1 : 0) : typeof v === 'string' && [0, 3, 4, 7, 10].includes(i) ? Number(v) : v))));
+  } finally {
+    await client.end();
+  }
+}
+
+const publish = (db: Database, storeId: string, body: string, format: SourceFormat) =>
+  publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(body)]), format, { raw: true }));
+
+for (const dialect of DIALECTS) {
+  describe(`a publication read by the native item reader, against JavaScript alone (${dialect})`, () => {
+    let testDb: TestDatabase;
+    const store = async () => {
+      const id = `s-${randomBytes(4).toString('hex')}`;
+      await testDb.db.stores.create({ id, name: 'A store whose name is longer than twenty', currency: 'RUB', url: null, company: null });
+      return id;
+    };
+    before(async () => {
+      testDb = await createTestDatabase(dialect);
+    });
+    after(async () => {
+      await testDb?.drop();
+    });
+
+    for (const format of ['ndjson', 'json'] as const) {
+      it(`stores the same rows, summary and warnings (${format}, 5,000 catalogue items and some it leaves)`, async () => {
+        const body = text(catalogue(5000), format);
+        const taken = { count: 0 };
+        const native = await publish(counting(testDb.db, taken), await store(), body, format);
+        const javascript = await publish(withoutReader(testDb.db), await store(), body, format);
+        assert.equal(taken.count, 5000, 'the reader took every catalogue item and left the others');
+        for (const key of ['item_count', 'available_count', 'currencies', 'state', 'warnings'] as const) assert.deepEqual(native[key], javascript[key], key);
+        assert.deepEqual(native.category_ids.length, javascript.category_ids.length);
+        assert.deepEqual(await storedRows(testDb, native.id), await storedRows(testDb, javascript.id));
+      });
+    }
+
+    it('refuses a bad file with the same problems, positions and count', async () => {
+      const items: unknown[] = catalogue(3000);
+      items.push({ ...richItem(5), name: 'a repeat of an offer id the reader took' }, { offer_id: 'bad', price: 'x' }, { ...rawItem(6) });
+      items.splice(2500, 0, { ...richItem(2600) });
+      for (const format of ['ndjson', 'json'] as const) {
+        const body = text(items, format);
+        const refusal = async (db: Database) => {
+          const error = await publish(db, await store(), body, format).then(() => null, (e: unknown) => e);
+          assert.ok(error instanceof AppError, String(error));
+          return { detail: error.detail, extra: error.extra };
+        };
+        const native = await refusal(testDb.db);
+        assert.deepEqual(native, await refusal(withoutReader(testDb.db)));
+        assert.match(JSON.stringify(native.extra), /repeats an earlier item/);
+      }
+    });
+  });
+}

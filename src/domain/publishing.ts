@@ -126,9 +126,13 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
   };
 
   /** Items as texts: the store's reader takes what it can straight into rows, the rules read the rest. */
-  const takeTexts = (group: RawItems, first: number) => {
+  const takeTexts = async (group: RawItems, first: number) => {
     if (reader === null) {
-      for (let k = 0; k < group.count; k++) takeRow(group.row(k), first + k);
+      // A group is a slice's items (up to ~7,000 lean ones): flushed as it goes, to hold no more than a batch of items.
+      for (let k = 0; k < group.count; k++) {
+        takeRow(group.row(k), first + k);
+        if (batch.size >= PUBLISH_BATCH_SIZE) await flush();
+      }
       return;
     }
     const read = reader.reader.read(group.bytes, group.bounds, first, owner.currency, maxFieldChars);
@@ -149,7 +153,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
       if (entry instanceof RawItems) {
         const first = rowsRead;
         rowsRead += entry.count;
-        takeTexts(entry, first);
+        await takeTexts(entry, first);
       } else {
         takeRow(entry, rowsRead++);
       }

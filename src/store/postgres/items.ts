@@ -52,7 +52,20 @@ export class PostgresItems implements DialectItems {
     const built = itemCopyRows(draftId, items);
     const data = rows.length === 0 ? built : Buffer.concat([built, ...rows.map((r) => r.bytes)]);
     try {
-      await this.c.withClient((client) => copyInto(client, 'price_items', data));
+      await this.c.withClient(async (client) => {
+        // No WAL flush of its own: nothing reads a draft's rows but its publication, whose
+        // commit flushes the WAL up to itself, these rows with it, and a crash before that drops
+        // the draft either way. A flush a batch is ~500 for 1M items: here 300k rich items took
+        // 6.7 s against 6.9 (4 alternating rounds, within the noise), more where a flush is slow.
+        await client.query('BEGIN; SET LOCAL synchronous_commit TO off');
+        try {
+          await copyInto(client, 'price_items', data);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      });
       return [];
     } catch (error) {
       if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;

@@ -18,8 +18,7 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { issueKey } from '../src/domain/keys.js';
 import { putProfile } from '../src/domain/profiles.js';
-import { readSource } from '../src/domain/publication-source.js';
-import { publishPriceList } from '../src/domain/publishing.js';
+import { publishPriceList, readPublication } from '../src/domain/publishing.js';
 import { createStore } from '../src/domain/stores.js';
 import { openDatabase } from '../src/store/factory.js';
 
@@ -60,7 +59,7 @@ async function seed(): Promise<Array<{ id: string; keys: string[]; profile: numb
     const keys = [(await issueKey(db, id, 'load')).value];
     if (s === 0) keys.push((await issueKey(db, id, 'second')).value);
     const profile = await putProfile(db, id, { name: 'short', columns: [{ field: 'offer_id', title: 'SKU' }, { field: 'name', title: 'Name' }, { field: 'price', title: 'Price' }, { field: 'attributes.color', title: 'Color' }] });
-    await publishPriceList(db, id, readSource(Readable.from([Buffer.from(items(s))]), 'ndjson', { raw: true }));
+    await publishPriceList(db, id, readPublication(db, Readable.from([Buffer.from(items(s))]), 'ndjson'));
     seeded.push({ id, keys, profile: profile.id });
   }
   await db.close();

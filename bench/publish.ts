@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { normalizeItem } from '../src/domain/item-validation.js';
 import { readSource } from '../src/domain/publication-source.js';
-import { publishPriceList } from '../src/domain/publishing.js';
+import { publishPriceList, readPublication } from '../src/domain/publishing.js';
 import { openDatabase } from '../src/store/factory.js';
 import { extraJson } from '../src/store/item-row.js';
 
@@ -51,7 +51,7 @@ async function publishOnce(file: string, url: string, expected: number): Promise
   await db.migrate();
   await db.stores.create({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
   const start = process.hrtime.bigint();
-  const list = await publishPriceList(db, 'bench', readSource(createReadStream(file), 'ndjson', { raw: true }));
+  const list = await publishPriceList(db, 'bench', readPublication(db, createReadStream(file), 'ndjson'));
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await db.close();
   if (list.item_count !== expected) throw new Error(`published ${list.item_count} items, expected ${expected}`);

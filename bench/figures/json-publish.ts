@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalizeItem } from '../../src/domain/item-validation.js';
 import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
-import { publishPriceList } from '../../src/domain/publishing.js';
+import { publishPriceList, readPublication } from '../../src/domain/publishing.js';
 import { openDatabase } from '../../src/store/factory.js';
 import { extraJson } from '../../src/store/item-row.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
@@ -60,7 +60,7 @@ async function publishOnce(file: string, format: SourceFormat, url: string, expe
   await db.stores.create({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
   const rssBefore = process.memoryUsage().rss;
   const started = performance.now();
-  const list = await publishPriceList(db, 'bench', readSource(createReadStream(file), format, { raw: true }));
+  const list = await publishPriceList(db, 'bench', readPublication(db, createReadStream(file), format));
   const seconds = (performance.now() - started) / 1000;
   await db.close();
   if (list.item_count !== expected) throw new Error(`published ${list.item_count} items, expected ${expected}`);

@@ -5,8 +5,8 @@ import { demoAddresses, setUpDemo } from '../domain/demo.js';
 import { importKey, issueKey, listKeys, revokeKey, rotateKey, updateKeyAccess, type KeyAccessInput } from '../domain/keys.js';
 import { describeScopes, parseOverlap } from '../domain/key-scopes.js';
 import { putProfile } from '../domain/profiles.js';
-import { readSource, sourceFormatOf } from '../domain/publication-source.js';
-import { publishPriceList } from '../domain/publishing.js';
+import { sourceFormatOf } from '../domain/publication-source.js';
+import { publishPriceList, readPublication } from '../domain/publishing.js';
 import { sourceEncodingOf } from '../domain/text-decoding.js';
 import { createStore } from '../domain/stores.js';
 import { runDoctor } from './doctor.js';
@@ -231,7 +231,7 @@ async function publish(args: string[], out: Out, open: OpenDatabase): Promise<nu
   const progress = out.isTTY ? (rows: number) => out.stderr(`\rread ${rows.toLocaleString('en-US')} rows…`) : undefined;
   const { maxFieldChars, maxLineBytes, historyVersions } = loadConfig();
   const published = await withOpenStore(open, (db) =>
-    publishPriceList(db, storeId, readSource(createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes, raw: true }), {
+    publishPriceList(db, storeId, readPublication(db, createReadStream(file), sourceFormatOf(file), { encoding, maxLineBytes }), {
       onProgress: progress, maxFieldChars, force: values.force, keepVersions: historyVersions,
     }),
   );

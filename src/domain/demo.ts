@@ -4,8 +4,7 @@ import type { Profile } from '../model/profile.js';
 import { DEMO_ITEMS, DEMO_PROFILE, DEMO_STORE } from './demo-data.js';
 import { issueKey } from './keys.js';
 import { putProfile } from './profiles.js';
-import { publishPriceList } from './publishing.js';
-import { readSource } from './publication-source.js';
+import { publishPriceList, readPublication } from './publishing.js';
 import { createStore } from './stores.js';
 
 export interface DemoSetup {
@@ -22,7 +21,7 @@ export async function setUpDemo(db: Database): Promise<DemoSetup> {
   const existing = (await db.profiles.list(DEMO_STORE.id)).find((p) => p.name === DEMO_PROFILE.name);
   const profile = await putProfile(db, DEMO_STORE.id, DEMO_PROFILE, existing?.id);
   const source = Readable.from([JSON.stringify(DEMO_ITEMS)]);
-  const priceList = await publishPriceList(db, DEMO_STORE.id, readSource(source, 'json', { raw: true }));
+  const priceList = await publishPriceList(db, DEMO_STORE.id, readPublication(db, source, 'json'));
   return { storeId: DEMO_STORE.id, key: value, profile, priceList };
 }
 

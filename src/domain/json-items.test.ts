@@ -11,6 +11,11 @@ import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import { AppError } from '../errors/app-error.js';
 import { itemValue, JsonItemSplitter } from './json-items.js';
+import type { JsonItemFramer } from '../store/types.js';
+import { jsonItemFramer } from '../store/item-rows/native-item-rows.js';
+
+/** The native framer where it was built (node scripts/build-native.mjs); the tests then hold it to the scanner too. */
+const FRAMER = jsonItemFramer();
 import { readSource } from './publication-source.js';
 import { decodedAsUtf8 } from './text-decoding.js';
 
@@ -107,8 +112,8 @@ const theirs = (bytes: Buffer, size = 64 * 1024) => outcome(streamJsonRows(Reada
  * The splitter alone, fed exactly these chunks: through a stream, chunks that wait in a
  * buffer are joined before they are read, so a test through readSource may never see a boundary.
  */
-function split(bytes: Buffer, size: number): Outcome {
-  const splitter = new JsonItemSplitter(Number.MAX_SAFE_INTEGER);
+function split(bytes: Buffer, size: number, framer: JsonItemFramer | null = null): Outcome {
+  const splitter = new JsonItemSplitter(Number.MAX_SAFE_INTEGER, framer);
   const rows: [string, unknown][] = [];
   try {
     for (const chunk of chunked(bytes, size)) rows.push(...splitter.push(chunk).map((item): [string, unknown] => [`items[${item.index}]`, itemValue(item)]));
@@ -129,6 +134,12 @@ async function assertSame(input: string | Buffer, size?: number): Promise<Outcom
   if (size !== undefined && !('kind' in a && a.kind === 'utf-8')) {
     const direct = split(bytes, size);
     assert.deepEqual('kind' in direct ? direct.kind : direct, 'kind' in a ? a.kind : a, `${what}, fed to the splitter directly`);
+    // The store's native framer, where built, changes nothing: the same rows, or the same refusal to the byte.
+    if (FRAMER !== null) assert.deepEqual(split(bytes, size, FRAMER), direct, `${what}, framed natively`);
+  }
+  if (FRAMER !== null) {
+    const framed = await outcome(readSource(Readable.from(chunked(bytes, size ?? 64 * 1024)), 'json', { frameJsonItems: FRAMER }));
+    assert.deepEqual(framed, a, `${what}, through readSource framed natively`);
   }
   if ('rows' in b) assert.deepEqual(a, b, what);
   else assert.equal('kind' in a ? a.kind : `rows ${JSON.stringify(a.rows).slice(0, 200)}`, b.kind, `${what}: ours ${JSON.stringify(a)}, stream-json's ${b.refused}`);

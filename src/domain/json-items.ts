@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js';
+import type { JsonItemFramer } from '../store/types.js';
 
 /*
  * The items of a JSON publication (`[item, …]` or `{"items": [item, …], …}`), found in its
@@ -100,7 +101,11 @@ export class JsonItemSplitter {
   private pendingBytes = 0;
   private key = '';
 
-  constructor(private readonly maxItemBytes: number) {}
+  /** `framer`: the store's native framer of items (types.ts JsonItemFramer), asked at each item; null: this scanner reads them all. */
+  constructor(
+    private readonly maxItemBytes: number,
+    private readonly framer: JsonItemFramer | null = null,
+  ) {}
 
   /** The items that end in `chunk`, in order. Throws the file's refusal at the first fault. */
   push(chunk: Buffer): JsonItem[] {
@@ -128,6 +133,19 @@ export class JsonItemSplitter {
       if (isWhitespace(code)) {
         i++;
         continue;
+      }
+      if (this.framer !== null && (this.expect === ITEM_OR_END || this.expect === ITEM) && code !== CLOSE_BRACKET) {
+        // The store's framer finds a run of whole items natively (~3 µs a rich item less than the scan below).
+        const bounds = this.framer(chunk, i);
+        if (bounds.length > 0) {
+          for (let k = 0; k < bounds.length; k += 2) {
+            if (bounds[k + 1] - bounds[k] > this.maxItemBytes) throw this.tooLong(ITEM_VALUE);
+            items.push({ index: this.index++, source: chunk, start: bounds[k], end: bounds[k + 1] });
+          }
+          this.expect = COMMA_OR_END;
+          i = bounds[bounds.length - 1];
+          continue;
+        }
       }
       this.step(code, i);
       if (this.value === NO_VALUE) i++;
@@ -310,8 +328,8 @@ export class JsonItemSplitter {
     return `the top-level key ${JSON.stringify(this.key)}`;
   }
 
-  private tooLong(): AppError {
-    return new AppError('invalid_publication', `${this.where()}: longer than ${this.maxItemBytes} bytes (MAX_LINE_BYTES); nothing was published`);
+  private tooLong(kind = this.value): AppError {
+    return new AppError('invalid_publication', `${this.where(kind)}: longer than ${this.maxItemBytes} bytes (MAX_LINE_BYTES); nothing was published`);
   }
 
   /** A refusal at `at` in the current chunk (after a chunk: at the end of the file), named by its byte. */

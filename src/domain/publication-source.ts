@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error.js';
 import { CsvRecordSplitter, CsvRecordTooLong, CsvSyntaxError, type CsvRecord } from './csv-records.js';
 import { itemValue, JsonItemSplitter, type JsonItem } from './json-items.js';
 import { decodedAsUtf8, type SourceEncoding } from './text-decoding.js';
+import type { JsonItemFramer } from '../store/types.js';
 
 /**
  * Connects the stages so that an error or an early close anywhere (an upload cut off half-way)
@@ -76,6 +77,8 @@ export interface SourceOptions {
   maxLineBytes?: number;
   /** JSON and NDJSON items as RawItems, their texts unparsed (publishing.ts reads them); CSV always comes as rows. */
   raw?: boolean;
+  /** The store's native framer of a JSON array's items (Database.jsonItemFramer); without it the splitter scans every item. */
+  frameJsonItems?: JsonItemFramer | null;
 }
 
 /**
@@ -89,7 +92,7 @@ export function readSource(input: Readable, format: SourceFormat, options: Sourc
   const text = chain(input, decodedAsUtf8(options.encoding ?? 'utf-8'));
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   if (format === 'csv') return refusingOnFailure(readCsv(text, maxLineBytes));
-  const items = format === 'ndjson' ? readNdjson(text, maxLineBytes) : readJson(text, maxLineBytes);
+  const items = format === 'ndjson' ? readNdjson(text, maxLineBytes) : readJson(text, maxLineBytes, options.frameJsonItems ?? null);
   return options.raw ? refusingOnFailure<SourceRow | RawItems>(items) : refusingOnFailure<SourceRow>(parsed(items));
 }
 
@@ -127,8 +130,8 @@ async function* slicesOf(input: Readable): AsyncIterable<Buffer> {
  * checked and ignored, CONTRACT §9). Read by json-items.ts, not stream-json, which ran at
  * 0.12–0.46× NDJSON's speed (bench/json-parsers.ts).
  */
-async function* readJson(input: Readable, maxItemBytes: number): AsyncIterable<RawItems> {
-  const splitter = new JsonItemSplitter(maxItemBytes);
+async function* readJson(input: Readable, maxItemBytes: number, framer: JsonItemFramer | null): AsyncIterable<RawItems> {
+  const splitter = new JsonItemSplitter(maxItemBytes, framer);
   for await (const slice of slicesOf(input)) yield* itemGroups(splitter.push(slice));
   splitter.end();
 }

@@ -7,7 +7,8 @@ import { publicationTallies } from './feed-check.js';
 import { getGuard, judge } from './guard.js';
 import { sweep } from './versions.js';
 import { normalizeItem } from './item-validation.js';
-import { InvalidJson, RawItems, type SourceRow } from './publication-source.js';
+import type { Readable } from 'node:stream';
+import { InvalidJson, RawItems, readSource, type SourceFormat, type SourceOptions, type SourceRow } from './publication-source.js';
 import { DEFAULT_MAX_FIELD_CHARS } from '../config/config.js';
 import type { FeedCheckTally } from '../model/feed-check.js';
 
@@ -61,6 +62,14 @@ export async function publishPriceList(db: Database, storeId: string, rows: Asyn
     if (error instanceof AppError && error.code === 'invalid_publication') options.metrics?.publication('refused', seconds());
     throw error;
   }
+}
+
+/**
+ * A publication's rows as publishPriceList reads them best: JSON and NDJSON items unparsed, for
+ * the store's native reader, and a JSON array's items framed natively where the store can.
+ */
+export function readPublication(db: Database, input: Readable, format: SourceFormat, options: Omit<SourceOptions, 'raw' | 'frameJsonItems'> = {}): AsyncIterable<SourceRow | RawItems> {
+  return readSource(input, format, { ...options, raw: true, frameJsonItems: db.jsonItemFramer?.() ?? null });
 }
 
 /** publishPriceList without the metrics. */

@@ -136,6 +136,14 @@ export interface ItemRowReader {
   read(bytes: Buffer, bounds: Int32Array, firstSeq: number, storeCurrency: string, maxFieldChars: number): ItemRowsRead;
 }
 
+/**
+ * Finds a run of a JSON array's whole items from `start` in `bytes` (the first item's first
+ * byte), each checked as JSON: their [start, end) pairs. It stops before anything else (the
+ * array's `]`), and before an item that runs past the bytes or that it does not read; the
+ * domain's splitter reads on from the last (store/item-rows/native/item_rows.c frame_items).
+ */
+export type JsonItemFramer = (bytes: Buffer, start: number) => Int32Array;
+
 /** What a rowReader read: the rows of the items it took, and what the publication adds up about them. */
 export interface ItemRowsRead {
   rows: Buffer;
@@ -289,6 +297,8 @@ export interface Database {
   nativeRecords?(): boolean;
   /** Operations: JSON and NDJSON publications read by the native item reader (true), or by JavaScript (false: not built, or an in-memory SQLite). */
   nativeItemReader?(): boolean;
+  /** The native framer of JSON arrays' items, for readSource (publication-source.ts); null where it was not built. */
+  jsonItemFramer?(): JsonItemFramer | null;
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors/app-error.js';
-import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
-import { publishPriceList } from '../../src/domain/publishing.js';
+import type { SourceFormat } from '../../src/domain/publication-source.js';
+import { publishPriceList, readPublication } from '../../src/domain/publishing.js';
 import type { Database, ItemRowReader } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { rawItem, richItem } from '../../bench/bench-data.js';
@@ -46,7 +46,7 @@ function withoutReader(db: Database): Database {
     const draft = await db.priceLists.beginPublication(storeId);
     return { id: draft.id, append: (items, rows) => draft.append(items, rows), appended: () => draft.appended(), commit: (s, o) => draft.commit(s, o), abort: () => draft.abort(), rowReader: null };
   };
-  return { ...db, priceLists };
+  return { ...db, priceLists, jsonItemFramer: () => null };
 }
 
 /** `db` whose drafts' reader counts the items it takes. */
@@ -94,7 +94,7 @@ async function storedRows(testDb: TestDatabase, listId: number): Promise<string[
 }
 
 const publish = (db: Database, storeId: string, body: string, format: SourceFormat) =>
-  publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(body)]), format, { raw: true }));
+  publishPriceList(db, storeId, readPublication(db, Readable.from([Buffer.from(body)]), format));
 
 for (const dialect of DIALECTS) {
   describe(`a publication read by the native item reader, against JavaScript alone (${dialect})`, () => {
@@ -128,6 +128,8 @@ for (const dialect of DIALECTS) {
       const items: unknown[] = catalogue(3000);
       items.push({ ...richItem(5), name: 'a repeat of an offer id the reader took' }, { offer_id: 'bad', price: 'x' }, { ...rawItem(6) });
       items.splice(2500, 0, { ...richItem(2600) });
+      // An item left to JavaScript, then one the reader takes with its offer_id, in one batch: the later one is the repeat.
+      items.splice(20, 0, { offer_id: (items[40] as { offer_id: string }).offer_id, name: 'left to JavaScript', price: ' 5' });
       for (const format of ['ndjson', 'json'] as const) {
         const body = text(items, format);
         const refusal = async (db: Database) => {

@@ -2,8 +2,8 @@ import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { issueKey } from '../../src/domain/keys.js';
-import { readSource, type SourceFormat } from '../../src/domain/publication-source.js';
-import { publishPriceList, type PublishOptions } from '../../src/domain/publishing.js';
+import type { SourceFormat } from '../../src/domain/publication-source.js';
+import { publishPriceList, readPublication, type PublishOptions } from '../../src/domain/publishing.js';
 import { createStore } from '../../src/domain/stores.js';
 import { buildPublicApp } from '../../src/composition.js';
 import type { AppDependencies } from '../../src/http/app.js';
@@ -87,5 +87,5 @@ export function findKeyLeaks(): string[] {
 
 export async function publishJson(db: Database, storeId: string, items: unknown, format: SourceFormat = 'json', options: PublishOptions = {}): Promise<PriceListRecord> {
   const text = typeof items === 'string' ? items : JSON.stringify(items);
-  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(text)]), format, { raw: true }), options);
+  return publishPriceList(db, storeId, readPublication(db, Readable.from([Buffer.from(text)]), format), options);
 }

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
-import { readSource } from '../../src/domain/publication-source.js';
-import { publishPriceList, type PublishOptions, type PublishedVersion } from '../../src/domain/publishing.js';
+import { publishPriceList, readPublication, type PublishOptions, type PublishedVersion } from '../../src/domain/publishing.js';
 import { createStore } from '../../src/domain/stores.js';
 import type { PriceItem } from '../../src/model/price-item.js';
 import type { Database } from '../../src/store/types.js';
@@ -21,7 +20,7 @@ export const items = (count: number, price: (i: number) => number | string = () 
 
 export async function publish(db: Database, storeId: string, list: readonly ItemInput[], options: PublishOptions = {}): Promise<PublishedVersion> {
   const rows = list.map((it) => ({ name: `Item ${it.offer_id}`, ...it }));
-  return publishPriceList(db, storeId, readSource(Readable.from([Buffer.from(JSON.stringify(rows))]), 'json', { raw: true }), options);
+  return publishPriceList(db, storeId, readPublication(db, Readable.from([Buffer.from(JSON.stringify(rows))]), 'json'), options);
 }
 
 /** Every item of a list (test-sized lists only). */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { findNativeBuild } from '../native-builds.js';
-import type { ItemRowReader, ItemRowsRead } from '../types.js';
+import type { ItemRowReader, ItemRowsRead, JsonItemFramer } from '../types.js';
 
 /*
  * The native reader of a publication's items (native/item_rows.c says what it does and why),
@@ -9,7 +9,7 @@ import type { ItemRowReader, ItemRowsRead } from '../types.js';
  */
 
 /** The version of the module's call and rows (ITEM_ROWS_VERSION in native/item_rows_module.c). */
-export const ITEM_ROWS_VERSION = 1;
+export const ITEM_ROWS_VERSION = 2;
 
 /** The feed check's rules the module counts, as `target/rule`, in the order of its counts (item_rows.h). */
 export const ITEM_ROW_RULES: readonly string[] = [
@@ -21,6 +21,7 @@ export const ITEM_ROW_RULES: readonly string[] = [
 
 interface ItemRowsModule {
   read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number): ItemRowsRead;
+  frame: JsonItemFramer;
   version(): number;
 }
 
@@ -39,6 +40,11 @@ export function itemRowsModule(): ItemRowsModule | null {
     // Built for another platform: JavaScript reads every item, with the same rows.
   }
   return loaded;
+}
+
+/** The module's framer of a JSON array's items (types.ts JsonItemFramer); null without the module. */
+export function jsonItemFramer(): JsonItemFramer | null {
+  return itemRowsModule()?.frame ?? null;
 }
 
 /** The reader into one draft's rows; null without the module. */

@@ -1,4 +1,5 @@
 import type { Database } from '../types.js';
+import { jsonItemFramer } from '../item-rows/native-item-rows.js';
 import type { SqlDialect } from './dialect.js';
 import { guardedDialect } from './guarded-dialect.js';
 import { SqlKeyRepository } from './keys.js';
@@ -32,6 +33,7 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     journalMode: dialect.journalMode ? () => dialect.journalMode!() : undefined,
     nativeRecords: dialect.nativeRecords === undefined ? undefined : () => dialect.nativeRecords === true,
     nativeItemReader: () => (d.items.rowReader?.(0) ?? null) !== null,
+    jsonItemFramer: () => jsonItemFramer(),
     poolUse: dialect.poolUse ? () => dialect.poolUse!() : undefined,
     close: () => d.close(),
   };

@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../../../config/config.js';
-import { readSource, sourceFormatOf } from '../../../domain/publication-source.js';
+import { sourceFormatOf } from '../../../domain/publication-source.js';
 import { sourceEncodingOf, type SourceEncoding } from '../../../domain/text-decoding.js';
-import { publishPriceList } from '../../../domain/publishing.js';
+import { publishPriceList, readPublication } from '../../../domain/publishing.js';
 import { AppError, isAppError } from '../../../errors/app-error.js';
 import type { Database } from '../../../domain/records.js';
 import { publishQuery, publishSchema } from '../schemas.js';
@@ -35,7 +35,7 @@ export async function registerPriceListRoutes(parent: FastifyInstance, db: Datab
       const encoding = charsetOf(contentType);
       try {
         const force = request.query.force === 'true' || request.query.force === '1';
-        const rows = readSource(body, format, { encoding, maxLineBytes: config.maxLineBytes, raw: true });
+        const rows = readPublication(db, body, format, { encoding, maxLineBytes: config.maxLineBytes });
         const published = await publishPriceList(db, request.params.id, failingWhenCutOff(rows, body), {
           force, keepVersions: config.historyVersions, maxFieldChars: config.maxFieldChars, metrics: scope.metrics,
         });

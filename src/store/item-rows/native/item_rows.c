@@ -1117,3 +1117,26 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
   else note_distinct(&call->categories, (const unsigned char *)"", 0);
   return 1;
 }
+
+/* ---------- framing a JSON array's items ---------- */
+
+size_t frame_items(const unsigned char *bytes, size_t length, size_t start, uint32_t *bounds, size_t max_items) {
+  Cursor c = {bytes + start, bytes + length, NULL};
+  size_t count = 0;
+  while (count < max_items) {
+    const unsigned char *item = c.p;
+    if (item >= c.end || *item == ']' || !skip_value(&c, 1)) break;
+    const unsigned char *item_end = c.p;
+    /* Taken only when `,` or `]` follows in these bytes: a number at their end may go on in the
+       next chunk, and where something else follows (`[01]`), the scanner's refusal is the one. */
+    skip_space(&c);
+    if (c.p >= c.end || (*c.p != ',' && *c.p != ']')) break;
+    bounds[2 * count] = (uint32_t)(item - bytes);
+    bounds[2 * count + 1] = (uint32_t)(item_end - bytes);
+    count++;
+    if (*c.p != ',') break;
+    c.p++;
+    skip_space(&c);
+  }
+  return count;
+}

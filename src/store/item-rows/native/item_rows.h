@@ -68,4 +68,12 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
 
 void bytes_free(Bytes *b);
 
+/*
+ * Finds the whole JSON values of an array's items from `start` (the first item's first byte):
+ * each checked as JSON, then `,` and the next; it stops before anything else (the array's `]`),
+ * before a value that runs to the end of the bytes, or nested deeper than it reads. Their
+ * [start, end) pairs go in `bounds`; answers how many (json-items.ts reads the rest itself).
+ */
+size_t frame_items(const unsigned char *bytes, size_t length, size_t start, uint32_t *bounds, size_t max_items);
+
 #endif

@@ -10,6 +10,11 @@
  * `ruleCounts` the feed rules' counts over the items it took (item_rows.h's order),
  * `currencies` and `categories` their texts, each ended by a NUL (not all distinct).
  *
+ *   frame(bytes, start) → Int32Array
+ *
+ * The [start, end) pairs of the run of a JSON array's whole items from `start` (item_rows.h
+ * frame_items): json-items.ts's splitter asks it at each item, and scans on from the last.
+ *
  *   version() → number
  *
  * Runs on the calling thread: a batch is ~2,000 items, ~2–4 ms; the thread that reads the
@@ -21,7 +26,7 @@
 #include "item_rows.h"
 
 /* native-item-rows.ts ITEM_ROWS_VERSION: raised with any change to the call or the rows. */
-#define ITEM_ROWS_VERSION 1
+#define ITEM_ROWS_VERSION 2
 
 static napi_value fail(napi_env env, const char *message) {
   napi_throw_type_error(env, NULL, message);
@@ -120,6 +125,33 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* frame(bytes, start) → Int32Array of [start, end) pairs (item_rows.h frame_items). */
+static napi_value frame(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  unsigned char *bytes;
+  size_t length;
+  bool is_buffer;
+  double start;
+  if (argc != 2 || napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer || napi_get_value_double(env, argv[1], &start) != napi_ok)
+    return fail(env, "frame(bytes, start)");
+  napi_get_buffer_info(env, argv[0], (void **)&bytes, &length);
+  if (start < 0 || start > (double)length || length > INT32_MAX) return fail(env, "start: outside bytes");
+  /* An item is at least one byte and its comma another: at most half the bytes are items. */
+  size_t most = (length - (size_t)start) / 2 + 1;
+  napi_value buffer, result;
+  void *data;
+  uint32_t *bounds = malloc(most * 2 * sizeof *bounds);
+  if (!bounds) return fail(env, "out of memory");
+  size_t count = frame_items(bytes, length, (size_t)start, bounds, most);
+  napi_create_arraybuffer(env, count * 2 * sizeof *bounds, &data, &buffer);
+  if (count) memcpy(data, bounds, count * 2 * sizeof *bounds);
+  free(bounds);
+  napi_create_typedarray(env, napi_int32_array, count * 2, buffer, 0, &result);
+  return result;
+}
+
 static napi_value version(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value value;
@@ -131,6 +163,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   napi_create_function(env, "read", NAPI_AUTO_LENGTH, read_items, NULL, &fn);
   napi_set_named_property(env, exports, "read", fn);
+  napi_create_function(env, "frame", NAPI_AUTO_LENGTH, frame, NULL, &fn);
+  napi_set_named_property(env, exports, "frame", fn);
   napi_create_function(env, "version", NAPI_AUTO_LENGTH, version, NULL, &fn);
   napi_set_named_property(env, exports, "version", fn);
   return exports;

@@ -130,6 +130,8 @@ for (const dialect of DIALECTS) {
       items.splice(2500, 0, { ...richItem(2600) });
       // An item left to JavaScript, then one the reader takes with its offer_id, in one batch: the later one is the repeat.
       items.splice(20, 0, { offer_id: (items[40] as { offer_id: string }).offer_id, name: 'left to JavaScript', price: ' 5' });
+      // And one the reader takes, then one left to JavaScript with its offer_id: the JavaScript one is the repeat.
+      items.splice(60, 0, { offer_id: (items[50] as { offer_id: string }).offer_id, name: 'left to JavaScript', price: ' 6' });
       for (const format of ['ndjson', 'json'] as const) {
         const body = text(items, format);
         const refusal = async (db: Database) => {

@@ -91,8 +91,8 @@ enum {
 #define CONTROL8(from) [from] = C_CONTROL, [from + 1] = C_CONTROL, [from + 2] = C_CONTROL, [from + 3] = C_CONTROL, \
   [from + 4] = C_CONTROL, [from + 5] = C_CONTROL, [from + 6] = C_CONTROL, [from + 7] = C_CONTROL
 static const unsigned short CLASS[256] = {
-  CONTROL8(0), CONTROL8(8), CONTROL8(16), CONTROL8(24),
-  ['\t'] = C_TAB | C_CONTROL, ['\r'] = C_CR | C_CONTROL, ['\n'] = C_LF | C_CONTROL,
+  CONTROL8(0), [8] = C_CONTROL, ['\t'] = C_TAB | C_CONTROL, ['\n'] = C_LF | C_CONTROL, [11] = C_CONTROL, [12] = C_CONTROL,
+  ['\r'] = C_CR | C_CONTROL, [14] = C_CONTROL, [15] = C_CONTROL, CONTROL8(16), CONTROL8(24),
   [','] = C_COMMA, [';'] = C_SEMICOLON, ['|'] = C_PIPE, ['"'] = C_QUOTE, ['\\'] = C_BACKSLASH,
   ['&'] = C_AMP, ['<'] = C_LT, ['>'] = C_GT, ['_'] = C_UNDERSCORE, [0xef] = C_EF,
 };
@@ -259,6 +259,31 @@ static int read_literal(Cursor *c, const char *word, size_t n) {
   return 1;
 }
 
+/* Past `open` and white space: 1 before the first member or element, 0 when the container is empty (its close passed), -1 at anything else. */
+static int open_container(Cursor *c, unsigned char open, unsigned char close) {
+  if (c->p >= c->end || *c->p != open) return -1;
+  c->p++;
+  skip_space(c);
+  if (c->p < c->end && *c->p == close) {
+    c->p++;
+    return 0;
+  }
+  return 1;
+}
+
+/* After a member or element: 1 past its `,` (another follows), 0 past the container's close, -1 at anything else. */
+static int next_member(Cursor *c, unsigned char close) {
+  skip_space(c);
+  if (c->p >= c->end) return -1;
+  if (*c->p == close) {
+    c->p++;
+    return 0;
+  }
+  if (*c->p != ',') return -1;
+  c->p++;
+  return 1;
+}
+
 /* Skips any JSON value (an unknown key's), checking it; 0 when it is not valid JSON, or nested past a depth this reader leaves to JSON.parse. */
 static int skip_value(Cursor *c, int depth) {
   if (depth > 64) return 0;
@@ -291,47 +316,27 @@ static int skip_value(Cursor *c, int depth) {
       c->p = p + 1;
       return 1;
     }
-    case '{':
-      c->p++;
-      skip_space(c);
-      if (c->p < c->end && *c->p == '}') {
-        c->p++;
-        return 1;
-      }
-      for (;;) {
+    case '{': {
+      int more = open_container(c, '{', '}');
+      while (more == 1) {
         skip_space(c);
         if (c->p >= c->end || *c->p != '"' || !skip_value(c, depth + 1)) return 0;
         skip_space(c);
         if (c->p >= c->end || *c->p != ':') return 0;
         c->p++;
         if (!skip_value(c, depth + 1)) return 0;
-        skip_space(c);
-        if (c->p >= c->end) return 0;
-        if (*c->p == '}') {
-          c->p++;
-          return 1;
-        }
-        if (*c->p != ',') return 0;
-        c->p++;
+        more = next_member(c, '}');
       }
-    case '[':
-      c->p++;
-      skip_space(c);
-      if (c->p < c->end && *c->p == ']') {
-        c->p++;
-        return 1;
-      }
-      for (;;) {
+      return more == 0;
+    }
+    case '[': {
+      int more = open_container(c, '[', ']');
+      while (more == 1) {
         if (!skip_value(c, depth + 1)) return 0;
-        skip_space(c);
-        if (c->p >= c->end) return 0;
-        if (*c->p == ']') {
-          c->p++;
-          return 1;
-        }
-        if (*c->p != ',') return 0;
-        c->p++;
+        more = next_member(c, ']');
       }
+      return more == 0;
+    }
     case 't': return read_literal(c, "true", 4);
     case 'f': return read_literal(c, "false", 5);
     case 'n': return read_literal(c, "null", 4);
@@ -569,25 +574,27 @@ static int trimmed(const Str *s, Str *out) {
   return 1;
 }
 
-static int read_competitor(ItemRowsCall *call, Cursor *c, Competitor *out) {
-  if (*c->p != '{') return 0;
+/* A member's key and its `:`, white space around: 1 with the value next, 0 at anything else. */
+static int read_key(Cursor *c, Str *key) {
+  skip_space(c);
+  if (c->p >= c->end || *c->p != '"' || !read_string(c, key)) return 0;
+  skip_space(c);
+  if (c->p >= c->end || *c->p != ':') return 0;
   c->p++;
+  skip_space(c);
+  return c->p < c->end;
+}
+
+static int read_competitor(ItemRowsCall *call, Cursor *c, Competitor *out) {
   unsigned seen = 0; /* name, price, url, available */
   Str name = {0};
   out->price = -1;
   out->has_url = 0;
   out->available = -1;
-  skip_space(c);
-  if (c->p < c->end && *c->p == '}') return 0; /* no name */
-  for (;;) {
-    skip_space(c);
+  int more = open_container(c, '{', '}'); /* an empty one has no name */
+  while (more == 1) {
     Str key;
-    if (c->p >= c->end || *c->p != '"' || !read_string(c, &key)) return 0;
-    skip_space(c);
-    if (c->p >= c->end || *c->p != ':') return 0;
-    c->p++;
-    skip_space(c);
-    if (c->p >= c->end) return 0;
+    if (!read_key(c, &key)) return 0;
     int which = key.n == 4 && memcmp(key.p, "name", 4) == 0 ? 0 : key.n == 5 && memcmp(key.p, "price", 5) == 0 ? 1
               : key.n == 3 && memcmp(key.p, "url", 3) == 0 ? 2 : key.n == 9 && memcmp(key.p, "available", 9) == 0 ? 3 : -1;
     if (which >= 0) {
@@ -611,16 +618,9 @@ static int read_competitor(ItemRowsCall *call, Cursor *c, Competitor *out) {
     } else if (!skip_value(c, 2)) {
       return 0;
     }
-    skip_space(c);
-    if (c->p >= c->end) return 0;
-    if (*c->p == '}') {
-      c->p++;
-      break;
-    }
-    if (*c->p != ',') return 0;
-    c->p++;
+    more = next_member(c, '}');
   }
-  if (!(seen & 1) || !(seen & 2) || !text_fits(call, &name)) return 0;
+  if (more < 0 || !(seen & 1) || !(seen & 2) || !text_fits(call, &name)) return 0;
   return trimmed(&name, &out->name);
 }
 
@@ -632,73 +632,42 @@ static int index_like(const Str *key) {
 }
 
 static int read_attributes(ItemRowsCall *call, Cursor *c, Item *item) {
-  if (*c->p != '{') return 0;
-  c->p++;
-  skip_space(c);
-  if (c->p < c->end && *c->p == '}') {
-    c->p++;
-    return 1;
-  }
-  for (;;) {
-    skip_space(c);
+  int more = open_container(c, '{', '}');
+  while (more == 1) {
     Str key;
-    if (c->p >= c->end || *c->p != '"' || !read_string(c, &key)) return 0;
+    if (!read_key(c, &key)) return 0;
     if (index_like(&key) || (key.n == 9 && memcmp(key.p, "__proto__", 9) == 0) || !text_fits(call, &key)) return 0;
     for (int i = 0; i < item->attribute_count; i++) {
       const Str *other = &item->attributes[i].key;
       if (other->n == key.n && memcmp(other->p, key.p, key.n) == 0) return 0; /* JSON.parse keeps the last: JavaScript's */
     }
-    skip_space(c);
-    if (c->p >= c->end || *c->p != ':') return 0;
-    c->p++;
-    skip_space(c);
-    if (c->p >= c->end) return 0;
     Str value;
     if (read_literal(c, "null", 4)) {
       /* Skipped, as item-validation.ts skips it; the key may not repeat either way. */
-      value.p = NULL;
+      value = (Str){NULL, 0, 0, 0, 0};
     } else if (read_literal(c, "true", 4)) {
-      value = (Str){(const unsigned char *)"true", 4, 4, 4};
+      value = (Str){(const unsigned char *)"true", 4, 4, 4, 0};
     } else if (read_literal(c, "false", 5)) {
-      value = (Str){(const unsigned char *)"false", 5, 5, 5};
+      value = (Str){(const unsigned char *)"false", 5, 5, 5, 0};
     } else if (!read_text_field(c, &value) || !text_fits(call, &value)) {
       return 0;
     }
     if (item->attribute_count == MAX_ATTRIBUTES) return 0;
-    if (value.p) item->attributes[item->attribute_count++] = (Attribute){key, value};
-    else item->attributes[item->attribute_count++] = (Attribute){key, {NULL, 0, 0, 0}};
-    skip_space(c);
-    if (c->p >= c->end) return 0;
-    if (*c->p == '}') {
-      c->p++;
-      return 1;
-    }
-    if (*c->p != ',') return 0;
-    c->p++;
+    item->attributes[item->attribute_count++] = (Attribute){key, value};
+    more = next_member(c, '}');
   }
+  return more == 0;
 }
 
 static int read_competitors(ItemRowsCall *call, Cursor *c, Item *item) {
-  if (*c->p != '[') return 0;
-  c->p++;
-  skip_space(c);
-  if (c->p < c->end && *c->p == ']') {
-    c->p++;
-    return 1;
-  }
-  for (;;) {
+  int more = open_container(c, '[', ']');
+  while (more == 1) {
     skip_space(c);
     if (c->p >= c->end || item->competitor_count == MAX_COMPETITORS) return 0;
     if (!read_competitor(call, c, &item->competitors[item->competitor_count++])) return 0;
-    skip_space(c);
-    if (c->p >= c->end) return 0;
-    if (*c->p == ']') {
-      c->p++;
-      return 1;
-    }
-    if (*c->p != ',') return 0;
-    c->p++;
+    more = next_member(c, ']');
   }
+  return more == 0;
 }
 
 /* One member's value into the item; 0: left to JavaScript. */
@@ -724,20 +693,11 @@ static int read_field(ItemRowsCall *call, Cursor *c, Item *item, int field) {
 
 static int read_item(ItemRowsCall *call, Cursor *c, Item *item) {
   skip_space(c);
-  if (c->p >= c->end || *c->p != '{') return 0;
-  c->p++;
-  skip_space(c);
-  if (c->p < c->end && *c->p == '}') return 0; /* no offer_id */
   unsigned members = 0;
-  for (;;) {
-    skip_space(c);
+  int more = open_container(c, '{', '}'); /* an empty one has no offer_id */
+  while (more == 1) {
     Str key;
-    if (c->p >= c->end || *c->p != '"' || !read_string(c, &key)) return 0;
-    skip_space(c);
-    if (c->p >= c->end || *c->p != ':') return 0;
-    c->p++;
-    skip_space(c);
-    if (c->p >= c->end) return 0;
+    if (!read_key(c, &key)) return 0;
     int field = field_of(&key);
     if (field >= 0) {
       if (members & (1u << field)) return 0; /* JSON.parse keeps the last: JavaScript's */
@@ -746,15 +706,9 @@ static int read_item(ItemRowsCall *call, Cursor *c, Item *item) {
     } else if (!skip_value(c, 1)) {
       return 0;
     }
-    skip_space(c);
-    if (c->p >= c->end) return 0;
-    if (*c->p == '}') {
-      c->p++;
-      break;
-    }
-    if (*c->p != ',') return 0;
-    c->p++;
+    more = next_member(c, '}');
   }
+  if (more != 0) return 0;
   skip_space(c);
   return c->p == c->end;
 }
@@ -1075,7 +1029,7 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
     memcpy(currency, call->store_currency, 3);
   }
   currency[3] = 0;
-  const Str currency_text = {(const unsigned char *)currency, 3, 3, 3};
+  const Str currency_text = {(const unsigned char *)currency, 3, 3, 3, 0};
   int64_t quantity = (item.seen & (1u << F_QUANTITY)) ? item.quantity : -1;
   int available = (item.seen & (1u << F_AVAILABLE)) ? item.available : quantity < 0 ? 1 : quantity > 0;
   int attribute_entries = 0;

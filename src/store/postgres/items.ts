@@ -222,7 +222,6 @@ function sqlInteger(n: number): string {
   return String(n);
 }
 
-
 /** COPY of rows in the text format (item-rows/copy-rows.ts) into `table`. */
 async function copyInto(client: pg.ClientBase, table: string, data: Buffer): Promise<void> {
   const stream = client.query(copyFrom(`COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN`));

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { findRecordsExtension } from '../../src/store/sqlite/records-extension.js';
 import { copyRecordsModule } from '../../src/store/postgres/native-copy-records.js';
+import { itemRowsModule } from '../../src/store/item-rows/native-item-rows.js';
 import { freePort } from '../robustness/child-service.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 
@@ -46,6 +47,8 @@ describe('price-export doctor', () => {
         const built = dialect === 'sqlite' ? findRecordsExtension() !== null : copyRecordsModule() !== null;
         const pages = built ? /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by the C records code/ : /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by SQL/;
         assert.ok(lines.some((l) => pages.test(l)), lines.join('\n'));
+        const reader = itemRowsModule() !== null ? /^ok\s+database: JSON and NDJSON publications are read by the native item reader/ : /^ok\s+database: JSON and NDJSON publications are read by JavaScript/;
+        assert.ok(lines.some((l) => reader.test(l)), lines.join('\n'));
         if (REDIS_URL) assert.ok(lines.some((l) => /^ok\s+redis: .* answers/.test(l)));
         assert.ok(lines.some((l) => /^ok\s+cache directory: .* is private to this user/.test(l)));
         assert.ok(lines.some((l) => /^ok\s+cache directory: .* is writable/.test(l)));

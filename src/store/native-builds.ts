@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,22 @@ export function findNativeBuild(file: string): string | null {
       return existsSync(path) ? path : null;
     }
     if (dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * The Node-API module built as `file`, when it loads and answers `version`; null when it was not
+ * built, was built for another platform, or by an older checkout (its calls would differ). Each
+ * module's code falls back to JavaScript or SQL with the same bytes.
+ */
+export function loadNativeModule<T extends { version(): number | null }>(file: string, version: number): T | null {
+  const path = findNativeBuild(file);
+  if (path === null) return null;
+  try {
+    const module = createRequire(import.meta.url)(path) as T;
+    return module.version() === version ? module : null;
+  } catch {
+    return null;
   }
 }
 

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { findNativeBuild } from '../native-builds.js';
+import { loadNativeModule } from '../native-builds.js';
 import type { ItemRowReader, ItemRowsRead, JsonItemFramer } from '../types.js';
 
 /*
@@ -29,16 +28,7 @@ let loaded: ItemRowsModule | null | undefined;
 
 /** The built module, or null when it was not built, cannot be loaded, or is of another version. */
 export function itemRowsModule(): ItemRowsModule | null {
-  if (loaded !== undefined) return loaded;
-  loaded = null;
-  const path = findNativeBuild('price_export_item_rows.node');
-  if (path === null) return null;
-  try {
-    const module = createRequire(import.meta.url)(path) as ItemRowsModule;
-    if (module.version() === ITEM_ROWS_VERSION) loaded = module;
-  } catch {
-    // Built for another platform: JavaScript reads every item, with the same rows.
-  }
+  if (loaded === undefined) loaded = loadNativeModule<ItemRowsModule>('price_export_item_rows.node', ITEM_ROWS_VERSION);
   return loaded;
 }
 

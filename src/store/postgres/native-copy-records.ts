@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type { RecordSpec } from '../../model/record-spec.js';
-import { findNativeBuild, RECORDS_EXTENSION_VERSION } from '../native-builds.js';
+import { loadNativeModule, RECORDS_EXTENSION_VERSION } from '../native-builds.js';
 import { nativeRecordsCall, type NativeArgument, type NativeCall } from '../native-records-call.js';
 import type { StoredField } from '../stored-fields.js';
 
@@ -26,16 +25,7 @@ let loaded: CopyRecordsModule | null | undefined;
 
 /** The built module, or null when it was not built, cannot be loaded, or is of another version. */
 export function copyRecordsModule(): CopyRecordsModule | null {
-  if (loaded !== undefined) return loaded;
-  const path = findNativeBuild(FILE);
-  loaded = null;
-  if (path === null) return null;
-  try {
-    const module = createRequire(import.meta.url)(path) as CopyRecordsModule;
-    if (module.version() === RECORDS_EXTENSION_VERSION) loaded = module;
-  } catch {
-    // Built for another platform, or an older build without version(): the SQL records are the same bytes.
-  }
+  if (loaded === undefined) loaded = loadNativeModule<CopyRecordsModule>(FILE, RECORDS_EXTENSION_VERSION);
   return loaded;
 }
 

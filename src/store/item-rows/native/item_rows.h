@@ -44,7 +44,6 @@ void distinct_free(Distinct *d);
 typedef struct {
   /* In. */
   int64_t draft_id;
-  int64_t first_seq;
   /* The store's currency (3 upper-case ASCII letters), for items that name none. */
   char store_currency[4];
   /* MAX_FIELD_CHARS: the longest text, in UTF-16 units (JavaScript's length). */

@@ -62,7 +62,6 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   if (napi_get_value_string_utf8(env, argv[4], call.store_currency, sizeof call.store_currency, &currency_length) != napi_ok || currency_length != 3)
     return fail(env, "storeCurrency: three letters");
   call.draft_id = (int64_t)draft_id;
-  call.first_seq = (int64_t)first_seq;
   call.max_field_chars = (int64_t)max_field_chars;
 
   size_t items = bound_count / 2, longest = 0;
@@ -80,7 +79,7 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   }
   size_t left_count = 0;
   for (size_t i = 0; i < items; i++) {
-    if (!item_row(&call, bytes + bounds[2 * i], (size_t)(bounds[2 * i + 1] - bounds[2 * i]), call.first_seq + (int64_t)i, scratch)) left[left_count++] = (int32_t)i;
+    if (!item_row(&call, bytes + bounds[2 * i], (size_t)(bounds[2 * i + 1] - bounds[2 * i]), (int64_t)first_seq + (int64_t)i, scratch)) left[left_count++] = (int32_t)i;
   }
   free(scratch);
   if (call.rows.failed || call.currencies.list.failed || call.categories.list.failed) {

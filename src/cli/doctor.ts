@@ -99,8 +99,8 @@ async function checkDatabase(url: string): Promise<Finding[]> {
     if (reader !== undefined) {
       // Not a fault either: JavaScript reads every item to the same rows, only slower.
       findings.push({ subject, ok: true, text: reader
-        ? 'JSON and NDJSON publications are read by the native item reader (build/native/)'
-        : 'JSON and NDJSON publications are read by JavaScript: the native item reader was not built, or was built by an older checkout (run npm run build; it needs a C compiler), so large publications are slower' });
+        ? 'JSON, NDJSON and CSV publications are read by the native item reader (build/native/)'
+        : 'JSON, NDJSON and CSV publications are read by JavaScript: the native item reader was not built, or was built by an older checkout (run npm run build; it needs a C compiler), so large publications are slower' });
     }
     return findings;
   } finally {

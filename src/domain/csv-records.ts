@@ -79,23 +79,52 @@ export class CsvRecordSplitter {
   /** Where the current record begins in the chunk being scanned (0 when it began in an earlier one), and its bytes in earlier chunks. */
   private recordStart = 0;
   private recordBytesBefore = 0;
+  /**
+   * A refusal found in a chunk after records that end in it: told at the next call, once those
+   * records are read (one of them may have a problem of its own, told first). So the first
+   * problem in the file is the one told, however the upload is cut.
+   */
+  private failure: Error | null = null;
 
-  constructor(private readonly maxRecordBytes: number) {}
+  /**
+   * `from`: where in a file the bytes begin, when not at its start (a store's framer read the
+   * records before, publication-source.ts): the line there, and no byte-order mark to skip.
+   */
+  constructor(private readonly maxRecordBytes: number, from?: { line: number }) {
+    if (from) {
+      this.started = true;
+      this.lfs = from.line - 1;
+    }
+  }
+
+  /** The fields of one whole record, its LF left out (a store's framer found it: store/item-rows/native/csv_frame.c). */
+  static fieldsOf(record: Buffer): string[] {
+    const splitter = new CsvRecordSplitter(Number.MAX_SAFE_INTEGER, { line: 1 });
+    const [{ fields }] = [...splitter.push(record), ...splitter.end()];
+    return fields;
+  }
 
   /** The records that end in this chunk, in order. */
   push(chunk: Buffer): CsvRecord[] {
+    if (this.failure !== null) throw this.failure;
     let text = this.decoder.decode(chunk, { stream: true });
     if (!this.started && text.length > 0) {
       this.started = true;
       if (text.charCodeAt(0) === BOM) text = text.slice(1);
     }
     const records: CsvRecord[] = [];
-    this.scan(text, records);
+    try {
+      this.scan(text, records);
+    } catch (error) {
+      if (records.length === 0) throw error;
+      this.failure = error as Error;
+    }
     return records;
   }
 
   /** The last record, when the file does not end with LF; refuses a quote left open. */
   end(): CsvRecord[] {
+    if (this.failure !== null) throw this.failure;
     const records: CsvRecord[] = [];
     // Bytes of a character the file never finished: the UTF-8 check before this refuses them, so here they are only U+FFFD.
     this.scan(this.decoder.decode(), records);

@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error.js';
 import { CsvRecordSplitter, CsvRecordTooLong, CsvSyntaxError, type CsvRecord } from './csv-records.js';
 import { itemValue, JsonItemSplitter, type JsonItem } from './json-items.js';
 import { decodedAsUtf8, type SourceEncoding } from './text-decoding.js';
-import type { JsonItemFramer } from '../store/types.js';
+import type { CsvRecordFramer, JsonItemFramer } from '../store/types.js';
 
 /**
  * Connects the stages so that an error or an early close anywhere (an upload cut off half-way)
@@ -42,9 +42,11 @@ export class RawItems {
   constructor(
     readonly bytes: Buffer,
     readonly bounds: Int32Array,
-    /** Per item, its line (NDJSON), or null: the items are `items[first + k]` (JSON). */
-    private readonly lines: Int32Array | null,
+    /** Per item, its line (NDJSON, CSV), or null: the items are `items[first + k]` (JSON). */
+    protected readonly lines: Int32Array | null,
     private readonly first: number,
+    /** CSV records (CsvRecords): the header's names; null for JSON texts. */
+    readonly columns: readonly string[] | null = null,
   ) {}
 
   get count(): number {
@@ -69,16 +71,34 @@ export class RawItems {
   }
 }
 
+/**
+ * Records of a CSV publication as their bytes, not yet split into fields (readSource's `raw`,
+ * with the store's framer): the store's reader takes them with the header's names, and `row`
+ * reads any it leaves as csv-records.ts reads a record.
+ */
+export class CsvRecords extends RawItems {
+  constructor(bytes: Buffer, bounds: Int32Array, lines: Int32Array, columns: readonly string[]) {
+    super(bytes, bounds, lines, 0, columns);
+  }
+
+  override row(k: number): SourceRow {
+    const fields = CsvRecordSplitter.fieldsOf(this.bytes.subarray(this.bounds[2 * k], this.bounds[2 * k + 1]));
+    return csvRow(this.columns!, fields, this.lines![k]);
+  }
+}
+
 /** How a publication is read. */
 export interface SourceOptions {
   /** What the bytes are in; 'utf-8' (the default) is checked, and invalid bytes refuse the file. */
   encoding?: SourceEncoding;
   /** The longest NDJSON line, CSV record or JSON item, in bytes (MAX_LINE_BYTES): a longer one refuses the file instead of filling memory. */
   maxLineBytes?: number;
-  /** JSON and NDJSON items as RawItems, their texts unparsed (publishing.ts reads them); CSV always comes as rows. */
+  /** JSON and NDJSON items as RawItems, their texts unparsed (publishing.ts reads them); CSV records as CsvRecords where a framer is given. */
   raw?: boolean;
   /** The store's native framer of a JSON array's items (Database.jsonItemFramer); without it the splitter scans every item. */
   frameJsonItems?: JsonItemFramer | null;
+  /** The store's native framer of CSV records (Database.csvRecordFramer), used with `raw`; without it csv-records.ts reads every record. */
+  frameCsvRecords?: CsvRecordFramer | null;
 }
 
 /**
@@ -91,7 +111,10 @@ export function readSource(input: Readable, format: SourceFormat, options: Sourc
 export function readSource(input: Readable, format: SourceFormat, options: SourceOptions = {}): AsyncIterable<SourceRow | RawItems> {
   const text = chain(input, decodedAsUtf8(options.encoding ?? 'utf-8'));
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  if (format === 'csv') return refusingOnFailure(readCsv(text, maxLineBytes));
+  if (format === 'csv') {
+    const framer = options.raw ? (options.frameCsvRecords ?? null) : null;
+    return refusingOnFailure<SourceRow | RawItems>(refusingCsv(framer === null ? readCsv(text, maxLineBytes) : readCsvFramed(text, maxLineBytes, framer), maxLineBytes));
+  }
   const items = format === 'ndjson' ? readNdjson(text, maxLineBytes) : readJson(text, maxLineBytes, options.frameJsonItems ?? null);
   return options.raw ? refusingOnFailure<SourceRow | RawItems>(items) : refusingOnFailure<SourceRow>(parsed(items));
 }
@@ -223,25 +246,93 @@ export class InvalidJson {
 /** Read by csv-records.ts, not csv-parse, which cost 80–100 µs a catalogue row (bench/csv-parsers.ts). */
 async function* readCsv(input: Readable, maxLineBytes: number): AsyncIterable<SourceRow> {
   const splitter = new CsvRecordSplitter(maxLineBytes);
-  let names: string[] | null = null;
-  function* rowsOf(records: readonly CsvRecord[]): Iterable<SourceRow> {
-    for (const { fields, line } of records) {
-      if (names === null) {
-        names = checkCsvHeader(fields);
-        continue;
-      }
-      if (fields.length !== names.length) throw new CsvSyntaxError(`line ${line}: ${fields.length} field(s), where the header names ${names.length}`);
-      const raw: Record<string, string> = {};
-      for (let k = 0; k < names.length; k++) raw[names[k]] = fields[k];
-      yield { position: `line ${line}`, raw, text: true };
+  const rows = new CsvRows();
+  for await (const slice of slicesOf(input)) yield* rows.of(splitter.push(slice));
+  yield* rows.of(splitter.end());
+}
+
+/**
+ * A CSV publication's records found in its bytes by the store's framer and handed on unsplit
+ * (CsvRecords), the header read here. From a record the framer hands over (it breaks the grammar
+ * or the byte limit) csv-records.ts reads the rest, so a bad file gets its refusal to the word.
+ */
+async function* readCsvFramed(input: Readable, maxLineBytes: number, framer: CsvRecordFramer): AsyncIterable<SourceRow | CsvRecords> {
+  const rows = new CsvRows();
+  /** From the first record not yet framed. */
+  let pending: Buffer = Buffer.alloc(0);
+  /** The line `pending` begins on. */
+  let line = 1;
+  let started = false;
+  /** csv-records.ts, once the framer handed over. */
+  const handed: { splitter: CsvRecordSplitter | null } = { splitter: null };
+
+  function* framed(bytes: Buffer, atEnd: boolean): Iterable<SourceRow | CsvRecords> {
+    const frame = framer(bytes, 0, atEnd, maxLineBytes);
+    let { bounds, lines } = frame;
+    if (rows.names === null && bounds.length > 0) {
+      rows.names = checkCsvHeader(CsvRecordSplitter.fieldsOf(bytes.subarray(bounds[0], bounds[1])));
+      [bounds, lines] = [bounds.subarray(2), lines.subarray(1)];
+    }
+    if (bounds.length > 0) yield new CsvRecords(bytes, bounds, lines.map((lfs) => line + lfs), rows.names!);
+    line += frame.lfs;
+    pending = bytes.subarray(frame.next);
+    // A record too long (framed, or still not whole) or breaking the grammar: csv-records.ts says which.
+    if (frame.handOver || pending.length > maxLineBytes) {
+      handed.splitter = new CsvRecordSplitter(maxLineBytes, { line });
+      yield* rows.of(handed.splitter.push(pending));
+      pending = Buffer.alloc(0);
     }
   }
+
+  for await (const slice of slicesOf(input)) {
+    if (handed.splitter !== null) {
+      yield* rows.of(handed.splitter.push(slice));
+      continue;
+    }
+    let bytes = pending.length === 0 ? slice : Buffer.concat([pending, slice]);
+    if (!started) {
+      // The byte-order mark, skipped once it can be seen whole.
+      if (bytes.length < 3) {
+        pending = bytes;
+        continue;
+      }
+      started = true;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+    }
+    yield* framed(bytes, false);
+  }
+  if (handed.splitter === null) yield* framed(pending, true);
+  if (handed.splitter !== null) yield* rows.of(handed.splitter.end());
+}
+
+/** CSV records as rows: the first names the columns, each other one is a row of as many fields. */
+class CsvRows {
+  names: string[] | null = null;
+
+  *of(records: readonly CsvRecord[]): Iterable<SourceRow> {
+    for (const { fields, line } of records) {
+      if (this.names === null) this.names = checkCsvHeader(fields);
+      else yield csvRow(this.names, fields, line);
+    }
+  }
+}
+
+function csvRow(names: readonly string[], fields: readonly string[], line: number): SourceRow {
+  if (fields.length !== names.length) throw notValidCsv(`line ${line}: ${fields.length} field(s), where the header names ${names.length}`);
+  const raw: Record<string, string> = {};
+  for (let k = 0; k < names.length; k++) raw[names[k]] = fields[k];
+  return { position: `line ${line}`, raw, text: true };
+}
+
+const notValidCsv = (why: string) => new AppError('invalid_publication', `the file is not valid CSV: ${why}`);
+
+/** csv-records.ts's refusals as the publication's. */
+async function* refusingCsv<T>(rows: AsyncIterable<T>, maxLineBytes: number): AsyncIterable<T> {
   try {
-    for await (const slice of slicesOf(input)) yield* rowsOf(splitter.push(slice));
-    yield* rowsOf(splitter.end());
+    yield* rows;
   } catch (error) {
     if (error instanceof CsvRecordTooLong) throw tooLong(error.line, maxLineBytes);
-    if (error instanceof CsvSyntaxError) throw new AppError('invalid_publication', `the file is not valid CSV: ${error.message}`);
+    if (error instanceof CsvSyntaxError) throw notValidCsv(error.message);
     throw error;
   }
 }

@@ -66,10 +66,11 @@ export async function publishPriceList(db: Database, storeId: string, rows: Asyn
 
 /**
  * A publication's rows as publishPriceList reads them best: JSON and NDJSON items unparsed, for
- * the store's native reader, and a JSON array's items framed natively where the store can.
+ * the store's native reader, and a JSON array's items and CSV records framed natively where the
+ * store can.
  */
 export function readPublication(db: Database, input: Readable, format: SourceFormat, options: Omit<SourceOptions, 'raw' | 'frameJsonItems'> = {}): AsyncIterable<SourceRow | RawItems> {
-  return readSource(input, format, { ...options, raw: true, frameJsonItems: db.jsonItemFramer?.() ?? null });
+  return readSource(input, format, { ...options, raw: true, frameJsonItems: db.jsonItemFramer?.() ?? null, frameCsvRecords: db.csvRecordFramer?.() ?? null });
 }
 
 /** publishPriceList without the metrics. */
@@ -144,7 +145,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
       }
       return;
     }
-    const read = reader.reader.read(group.bytes, group.bounds, first, owner.currency, maxFieldChars);
+    const read = reader.reader.read(group.bytes, group.bounds, first, owner.currency, maxFieldChars, group.columns);
     for (const k of read.left) takeRow(group.row(k), first + k);
     if (read.accepted === 0) return;
     itemCount += read.accepted;

@@ -132,9 +132,31 @@ export interface ItemRowReader {
   /**
    * `bounds`: [start, end) pairs in `bytes`, one per item, whose seq is `firstSeq` + its index.
    * `storeCurrency` for items that name none; `maxFieldChars` the longest text (MAX_FIELD_CHARS).
+   * `columns`: null for JSON texts; for CSV records (a CsvRecordFramer's), the header's names.
    */
-  read(bytes: Buffer, bounds: Int32Array, firstSeq: number, storeCurrency: string, maxFieldChars: number): ItemRowsRead;
+  read(bytes: Buffer, bounds: Int32Array, firstSeq: number, storeCurrency: string, maxFieldChars: number, columns: readonly string[] | null): ItemRowsRead;
 }
+
+/** Where a CsvRecordFramer stopped, and the records it found. */
+export interface CsvFrame {
+  /** [start, end) pairs in the bytes, one per record, its LF left out. */
+  bounds: Int32Array;
+  /** Per record, the LFs from `start` to its end: its line is the line at `start` plus these. */
+  lines: Int32Array;
+  /** The first byte not framed: where a record not whole in the bytes begins, or the one to hand over. */
+  next: number;
+  /** LFs from `start` to `next`. */
+  lfs: number;
+  /** The record at `next` breaks the grammar or the byte limit: the domain's reader reads on from it and says why. */
+  handOver: boolean;
+}
+
+/**
+ * Finds a CSV publication's whole records from `start` (a record's first byte) by the domain's
+ * grammar (csv-records.ts), natively (store/item-rows/native/csv_frame.c). `atEnd`: the bytes end
+ * the file. It never refuses: it stops and hands over.
+ */
+export type CsvRecordFramer = (bytes: Buffer, start: number, atEnd: boolean, maxRecordBytes: number) => CsvFrame;
 
 /**
  * Finds a run of a JSON array's whole items from `start` in `bytes` (the first item's first
@@ -295,10 +317,12 @@ export interface Database {
   journalMode?(): string;
   /** Operations: SQLite's CSV/TSV, JSON and XML pages built by the C extension (true) or by SQL (false, the extension not built). */
   nativeRecords?(): boolean;
-  /** Operations: JSON and NDJSON publications read by the native item reader (true), or by JavaScript (false: not built, or an in-memory SQLite). */
+  /** Operations: JSON, NDJSON and CSV publications read by the native item reader (true), or by JavaScript (false: not built, or an in-memory SQLite). */
   nativeItemReader?(): boolean;
   /** The native framer of JSON arrays' items, for readSource (publication-source.ts); null where it was not built. */
   jsonItemFramer?(): JsonItemFramer | null;
+  /** The native framer of CSV records, for readSource; null where it was not built. */
+  csvRecordFramer?(): CsvRecordFramer | null;
   poolUse?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 

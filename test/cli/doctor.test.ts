@@ -47,7 +47,7 @@ describe('price-export doctor', () => {
         const built = dialect === 'sqlite' ? findRecordsExtension() !== null : copyRecordsModule() !== null;
         const pages = built ? /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by the C records code/ : /^ok\s+database: CSV, TSV, JSON, XML and YML pages are built by SQL/;
         assert.ok(lines.some((l) => pages.test(l)), lines.join('\n'));
-        const reader = itemRowsModule() !== null ? /^ok\s+database: JSON and NDJSON publications are read by the native item reader/ : /^ok\s+database: JSON and NDJSON publications are read by JavaScript/;
+        const reader = itemRowsModule() !== null ? /^ok\s+database: JSON, NDJSON and CSV publications are read by the native item reader/ : /^ok\s+database: JSON, NDJSON and CSV publications are read by JavaScript/;
         assert.ok(lines.some((l) => reader.test(l)), lines.join('\n'));
         if (REDIS_URL) assert.ok(lines.some((l) => /^ok\s+redis: .* answers/.test(l)));
         assert.ok(lines.some((l) => /^ok\s+cache directory: .* is private to this user/.test(l)));

@@ -53,7 +53,7 @@ function javascript(text: string, seq: number, maxFieldChars: number): Answer | 
 /** The module's answer: null when it leaves the item to JavaScript. */
 function native(text: string, seq: number, maxFieldChars: number): Answer | null {
   const bytes = Buffer.from(text);
-  const read = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars);
+  const read = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null);
   if (read.left.length === 1) {
     assert.equal(read.accepted, 0);
     assert.equal(read.rows.length, 0);
@@ -100,7 +100,7 @@ describe('the native item reader', { skip }, () => {
       bounds.push(at, at + Buffer.byteLength(text));
       at += Buffer.byteLength(text) + 1;
     }
-    const read = module!.read(bytes, Int32Array.from(bounds), DRAFT, 100, 'RUB', 1_000_000);
+    const read = module!.read(bytes, Int32Array.from(bounds), DRAFT, 100, 'RUB', 1_000_000, null);
     assert.deepEqual([...read.left], [1, 3]);
     assert.equal(read.accepted, 2);
     const rows = read.rows.toString();

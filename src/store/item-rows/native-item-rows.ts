@@ -1,5 +1,5 @@
 import { loadNativeModule } from '../native-builds.js';
-import type { ItemRowReader, ItemRowsRead, JsonItemFramer } from '../types.js';
+import type { CsvRecordFramer, ItemRowReader, ItemRowsRead, JsonItemFramer } from '../types.js';
 
 /*
  * The native reader of a publication's items (native/item_rows.c says what it does and why),
@@ -8,7 +8,7 @@ import type { ItemRowReader, ItemRowsRead, JsonItemFramer } from '../types.js';
  */
 
 /** The version of the module's call and rows (ITEM_ROWS_VERSION in native/item_rows_module.c). */
-export const ITEM_ROWS_VERSION = 2;
+export const ITEM_ROWS_VERSION = 3;
 
 /** The feed check's rules the module counts, as `target/rule`, in the order of its counts (item_rows.h). */
 export const ITEM_ROW_RULES: readonly string[] = [
@@ -19,8 +19,9 @@ export const ITEM_ROW_RULES: readonly string[] = [
 ];
 
 interface ItemRowsModule {
-  read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number): ItemRowsRead;
+  read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number, columns: readonly string[] | null): ItemRowsRead;
   frame: JsonItemFramer;
+  frameCsv: CsvRecordFramer;
   version(): number;
 }
 
@@ -37,12 +38,17 @@ export function jsonItemFramer(): JsonItemFramer | null {
   return itemRowsModule()?.frame ?? null;
 }
 
+/** The module's framer of CSV records (types.ts CsvRecordFramer); null without the module. */
+export function csvRecordFramer(): CsvRecordFramer | null {
+  return itemRowsModule()?.frameCsv ?? null;
+}
+
 /** The reader into one draft's rows; null without the module. */
 export function itemRowReader(draftId: number): ItemRowReader | null {
   const module = itemRowsModule();
   if (module === null) return null;
   return {
     rules: ITEM_ROW_RULES,
-    read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars),
+    read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars, columns) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns),
   };
 }

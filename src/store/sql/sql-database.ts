@@ -1,5 +1,5 @@
 import type { Database } from '../types.js';
-import { jsonItemFramer } from '../item-rows/native-item-rows.js';
+import { csvRecordFramer, jsonItemFramer } from '../item-rows/native-item-rows.js';
 import type { SqlDialect } from './dialect.js';
 import { guardedDialect } from './guarded-dialect.js';
 import { SqlKeyRepository } from './keys.js';
@@ -34,6 +34,7 @@ export function sqlDatabase(dialect: SqlDialect): Database {
     nativeRecords: dialect.nativeRecords === undefined ? undefined : () => dialect.nativeRecords === true,
     nativeItemReader: () => (d.items.rowReader?.(0) ?? null) !== null,
     jsonItemFramer: () => jsonItemFramer(),
+    csvRecordFramer: () => csvRecordFramer(),
     poolUse: dialect.poolUse ? () => dialect.poolUse!() : undefined,
     close: () => d.close(),
   };

@@ -540,19 +540,23 @@ static int read_money(Cursor *c, int64_t *cents) {
   return *cents >= 0;
 }
 
+/* parseBoolean's BOOLEAN_TEXT (item-validation.ts) for a text spelled in lower case without white space; -1 otherwise. */
+static int boolean_text(const Str *s) {
+  static const char *const yes[] = {"true", "1", "yes"}, *const no[] = {"false", "0", "no"};
+  for (int i = 0; i < 3; i++) {
+    if (s->n == strlen(yes[i]) && memcmp(s->p, yes[i], s->n) == 0) return 1;
+    if (s->n == strlen(no[i]) && memcmp(s->p, no[i], s->n) == 0) return 0;
+  }
+  return -1;
+}
+
 /* parseBoolean (item-validation.ts) for the spellings it reads exactly; -1 otherwise. */
 static int read_boolean(Cursor *c) {
   if (read_literal(c, "true", 4)) return 1;
   if (read_literal(c, "false", 5)) return 0;
   if (*c->p == '"') {
     Str s;
-    if (!read_string(c, &s)) return -1;
-    static const char *const yes[] = {"true", "1", "yes"}, *const no[] = {"false", "0", "no"};
-    for (int i = 0; i < 3; i++) {
-      if (s.n == strlen(yes[i]) && memcmp(s.p, yes[i], s.n) == 0) return 1;
-      if (s.n == strlen(no[i]) && memcmp(s.p, no[i], s.n) == 0) return 0;
-    }
-    return -1;
+    return read_string(c, &s) ? boolean_text(&s) : -1;
   }
   const unsigned char *start;
   size_t length;
@@ -1010,19 +1014,13 @@ void distinct_free(Distinct *d) {
 
 /* ---------- one item ---------- */
 
-int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int64_t seq, unsigned char *scratch) {
-  Item item;
-  item.seen = 0;
-  item.competitor_count = 0;
-  item.attribute_count = 0;
-  Cursor c = {bytes, bytes + length, scratch};
-  if (!read_item(call, &c, &item) || !valid(&item)) return 0;
-
-  const Str *offer_id = &item.text[F_OFFER_ID], *name = &item.text[F_NAME], *url = present_text(&item, F_URL);
+/* Writes the row of a read and valid item, and counts it. */
+static void put_item_row(ItemRowsCall *call, const Item *item, int64_t seq) {
+  const Str *offer_id = &item->text[F_OFFER_ID], *name = &item->text[F_NAME], *url = present_text(item, F_URL);
   char currency[4];
-  if (item.seen & (1u << F_CURRENCY)) {
+  if (item->seen & (1u << F_CURRENCY)) {
     for (int i = 0; i < 3; i++) {
-      unsigned char ch = item.text[F_CURRENCY].p[i];
+      unsigned char ch = item->text[F_CURRENCY].p[i];
       currency[i] = (char)(ch >= 'a' ? ch - 32 : ch);
     }
   } else {
@@ -1030,10 +1028,10 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
   }
   currency[3] = 0;
   const Str currency_text = {(const unsigned char *)currency, 3, 3, 3, 0};
-  int64_t quantity = (item.seen & (1u << F_QUANTITY)) ? item.quantity : -1;
-  int available = (item.seen & (1u << F_AVAILABLE)) ? item.available : quantity < 0 ? 1 : quantity > 0;
+  int64_t quantity = (item->seen & (1u << F_QUANTITY)) ? item->quantity : -1;
+  int available = (item->seen & (1u << F_AVAILABLE)) ? item->available : quantity < 0 ? 1 : quantity > 0;
   int attribute_entries = 0;
-  for (int i = 0; i < item.attribute_count; i++) attribute_entries += item.attributes[i].value.p != NULL;
+  for (int i = 0; i < item->attribute_count; i++) attribute_entries += item->attributes[i].value.p != NULL;
 
   Bytes *b = &call->rows;
   put_integer(b, call->draft_id);
@@ -1044,9 +1042,9 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
   put_byte(b, '\t');
   put_copy_text(b, name);
   put_byte(b, '\t');
-  put_integer(b, item.money[F_PRICE]);
+  put_integer(b, item->money[F_PRICE]);
   put_byte(b, '\t');
-  if (item.seen & (1u << F_OLD_PRICE)) put_integer(b, item.money[F_OLD_PRICE]);
+  if (item->seen & (1u << F_OLD_PRICE)) put_integer(b, item->money[F_OLD_PRICE]);
   else put(b, "\\N", 2);
   put_byte(b, '\t');
   put(b, currency, 3);
@@ -1057,18 +1055,179 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
   if (url) put_copy_text(b, url);
   else put(b, "\\N", 2);
   put_byte(b, '\t');
-  if (!put_extra(b, &item, attribute_entries)) put(b, "\\N", 2);
+  if (!put_extra(b, item, attribute_entries)) put(b, "\\N", 2);
   put_byte(b, '\t');
-  put_integer(b, (int64_t)quote_free(&item, offer_id, name, &currency_text, url));
+  put_integer(b, (int64_t)quote_free(item, offer_id, name, &currency_text, url));
   put_byte(b, '\n');
 
   call->accepted++;
   call->available += available;
-  count_rules(call, &item, seq, offer_id, name, currency, url);
+  count_rules(call, item, seq, offer_id, name, currency, url);
   note_distinct(&call->currencies, (const unsigned char *)currency, 3);
-  const Str *category = present_text(&item, F_CATEGORY);
+  const Str *category = present_text(item, F_CATEGORY);
   if (category) note_distinct(&call->categories, category->p, category->n);
   else note_distinct(&call->categories, (const unsigned char *)"", 0);
+}
+
+int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int64_t seq, unsigned char *scratch) {
+  Item item;
+  item.seen = 0;
+  item.competitor_count = 0;
+  item.attribute_count = 0;
+  Cursor c = {bytes, bytes + length, scratch};
+  if (!read_item(call, &c, &item) || !valid(&item)) return 0;
+  put_item_row(call, &item, seq);
+  return 1;
+}
+
+/* ---------- a CSV record ---------- */
+
+int csv_column(CsvColumns *columns, const unsigned char *name, size_t length) {
+  if (columns->count == MAX_CSV_COLUMNS) return 0;
+  size_t k = columns->count;
+  static const char prefix[] = "attributes.";
+  if (length > sizeof prefix - 1 && memcmp(name, prefix, sizeof prefix - 1) == 0) {
+    Str key = {name + sizeof prefix - 1, length - (sizeof prefix - 1), 0, 0, 0};
+    measure(&key);
+    columns->field[k] = CSV_ATTRIBUTE_COLUMN;
+    columns->key[k] = key.p;
+    columns->key_length[k] = key.n;
+    columns->key_units[k] = key.units;
+    columns->key_classes[k] = key.classes;
+  } else {
+    Str s = {name, length, 0, 0, 0};
+    if ((columns->field[k] = field_of(&s)) < 0) return 0; /* `attributes.` alone: a problem JavaScript tells */
+  }
+  columns->count++;
+  return 1;
+}
+
+/* A control character textProblem refuses (model/text.ts): below 0x20, other than tab, LF and CR. */
+static int refused_control(const Str *s) {
+  if (!(s->classes & C_CONTROL)) return 0;
+  for (size_t i = 0; i < s->n; i++) if (s->p[i] < 0x20 && s->p[i] != '\t' && s->p[i] != '\n' && s->p[i] != '\r') return 1;
+  return 0;
+}
+
+/* A text the text rule lets through (textProblem, MAX_FIELD_CHARS); the bytes are UTF-8, so no lone surrogate. */
+static int good_text(const ItemRowsCall *call, const Str *s) { return !refused_control(s) && text_fits(call, s); }
+
+/*
+ * The fields of a whole record (frame_csv checked its grammar): a quoted one without its quotes
+ * and with each doubled quote made one (in *scratch), the last without the CR of a CRLF line
+ * end. 0 when there are more than `most`.
+ */
+static int csv_fields(const unsigned char *p, size_t n, Str *fields, size_t most, size_t *count, unsigned char **scratch) {
+  size_t at = 0, k = 0;
+  for (;;) {
+    if (k == most) return 0;
+    Str *f = &fields[k++];
+    if (at < n && p[at] == '"') {
+      size_t from = ++at;
+      unsigned char *w = NULL;
+      for (;;) {
+        const unsigned char *quote = memchr(p + at, '"', n - at);
+        if (!quote) return 0;
+        size_t q = (size_t)(quote - p);
+        if (q + 1 < n && p[q + 1] == '"') {
+          if (!w) w = *scratch;
+          memcpy(w, p + from, q + 1 - from);
+          w += q + 1 - from;
+          at = from = q + 2;
+          continue;
+        }
+        if (w) {
+          memcpy(w, p + from, q - from);
+          w += q - from;
+          f->p = *scratch;
+          f->n = (size_t)(w - *scratch);
+          *scratch = w;
+        } else {
+          f->p = p + from;
+          f->n = q - from;
+        }
+        at = q + 1;
+        break;
+      }
+      measure(f);
+      if (at == n || (at + 1 == n && p[at] == '\r')) break;
+      if (p[at] != ',') return 0;
+      at++;
+    } else {
+      const unsigned char *comma = memchr(p + at, ',', n - at);
+      size_t end = comma ? (size_t)(comma - p) : n;
+      f->p = p + at;
+      f->n = end - at;
+      if (!comma && f->n > 0 && f->p[f->n - 1] == '\r') f->n--;
+      measure(f);
+      if (!comma) break;
+      at = end + 1;
+    }
+  }
+  *count = k;
+  return 1;
+}
+
+/* A cell holding JSON (`competitors`, `attributes`: fromJsonText), read as that field's JSON value; `null` is none. */
+static int json_cell(ItemRowsCall *call, Item *item, int field, const Str *cell, unsigned char **scratch) {
+  Cursor c = {cell->p, cell->p + cell->n, *scratch};
+  skip_space(&c);
+  if (read_literal(&c, "null", 4)) item->seen &= ~(1u << field);
+  else if (c.p >= c.end || !(field == F_COMPETITORS ? read_competitors(call, &c, item) : read_attributes(call, &c, item))) return 0;
+  skip_space(&c);
+  *scratch = c.scratch;
+  return c.p == c.end;
+}
+
+/* One cell of a text row into the item (normalizeItem with `text`): '' is absent. 0: left to JavaScript. */
+static int read_cell(ItemRowsCall *call, Item *item, int field, const Str *cell, unsigned char **scratch) {
+  if (cell->n == 0) return 1;
+  item->seen |= 1u << field;
+  switch (field) {
+    case F_PRICE:
+    case F_OLD_PRICE:
+    case F_PURCHASE_PRICE: return (item->money[field] = plain_cents(cell->p, cell->n)) >= 0;
+    case F_QUANTITY: return (item->quantity = plain_integer(cell->p, cell->n)) >= 0;
+    case F_AVAILABLE: return (item->available = boolean_text(cell)) >= 0;
+    case F_COMPETITORS:
+    case F_ATTRIBUTES: return json_cell(call, item, field, cell, scratch);
+    default:
+      item->text[field] = *cell;
+      return good_text(call, cell);
+  }
+}
+
+/* An `attributes.<key>` cell, after the `attributes` cell's entries (collectAttributeColumns). 0: left to JavaScript. */
+static int read_attribute_cell(ItemRowsCall *call, Item *item, const CsvColumns *columns, size_t k, const Str *cell) {
+  if (cell->n == 0) return 1;
+  Str key = {columns->key[k], columns->key_length[k], columns->key_units[k], 0, columns->key_classes[k]};
+  if (index_like(&key) || (key.n == 9 && memcmp(key.p, "__proto__", 9) == 0) || !good_text(call, &key) || !good_text(call, cell)) return 0;
+  /* A key the `attributes` cell holds too: the column's value replaces it in place, which JavaScript writes. */
+  for (int i = 0; i < item->attribute_count; i++) {
+    const Str *other = &item->attributes[i].key;
+    if (other->n == key.n && memcmp(other->p, key.p, key.n) == 0) return 0;
+  }
+  if (item->attribute_count == MAX_ATTRIBUTES) return 0;
+  item->attributes[item->attribute_count++] = (Attribute){key, *cell};
+  return 1;
+}
+
+int csv_item_row(ItemRowsCall *call, const CsvColumns *columns, const unsigned char *bytes, size_t length, int64_t seq, unsigned char *scratch) {
+  Str cells[MAX_CSV_COLUMNS];
+  size_t count;
+  if (!csv_fields(bytes, length, cells, MAX_CSV_COLUMNS, &count, &scratch) || count != columns->count) return 0;
+  Item item;
+  item.seen = 0;
+  item.competitor_count = 0;
+  item.attribute_count = 0;
+  for (size_t k = 0; k < count; k++) {
+    if (columns->field[k] != CSV_ATTRIBUTE_COLUMN && !read_cell(call, &item, columns->field[k], &cells[k], &scratch)) return 0;
+  }
+  for (size_t k = 0; k < count; k++) {
+    if (columns->field[k] == CSV_ATTRIBUTE_COLUMN && !read_attribute_cell(call, &item, columns, k, &cells[k])) return 0;
+  }
+  if (!valid(&item)) return 0;
+  put_item_row(call, &item, seq);
   return 1;
 }
 

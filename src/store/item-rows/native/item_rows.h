@@ -67,6 +67,51 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
 
 void bytes_free(Bytes *b);
 
+/* ---------- CSV (csv_frame.c finds the records, csv_item_row reads one) ---------- */
+
+/* The columns of a CSV publication, as its header names them (the domain checked the header). */
+#define MAX_CSV_COLUMNS 256
+#define CSV_ATTRIBUTE_COLUMN (-1)
+typedef struct {
+  size_t count;
+  /* The item field each column holds (item_rows.c's F_*), or CSV_ATTRIBUTE_COLUMN for `attributes.<key>`. */
+  int field[MAX_CSV_COLUMNS];
+  /* An attribute column's key: its UTF-8 bytes, JavaScript's length of it and its classes (set by csv_column). */
+  const unsigned char *key[MAX_CSV_COLUMNS];
+  size_t key_length[MAX_CSV_COLUMNS];
+  size_t key_units[MAX_CSV_COLUMNS];
+  unsigned key_classes[MAX_CSV_COLUMNS];
+} CsvColumns;
+
+/* Adds the column named `name` (kept, not copied); 0 when the reader does not read it or there are too many. */
+int csv_column(CsvColumns *columns, const unsigned char *name, size_t length);
+
+/*
+ * Reads the CSV record at bytes[0..length) (a whole one: csv_frame found it, its LF left out)
+ * as the item of seq `seq`, in the text rules of a CSV row (item-validation.ts, `text`): as
+ * item_row, 1 when its row was written, 0 when it is left to JavaScript. `scratch` holds at
+ * least 2 * length bytes.
+ */
+int csv_item_row(ItemRowsCall *call, const CsvColumns *columns, const unsigned char *bytes, size_t length, int64_t seq, unsigned char *scratch);
+
+/* Where frame_csv stopped. */
+typedef struct {
+  size_t count;       /* records found */
+  size_t next;        /* the first byte not framed: the start of a record not whole in the bytes, or of one to hand over */
+  size_t next_lfs;    /* LFs from `start` to `next` */
+  int hand_over;      /* 1: the record at `next` breaks the grammar or the byte limit; csv-records.ts reads on from it and tells why */
+} CsvFrame;
+
+/*
+ * Finds the whole records of a CSV publication from `start` (a record's first byte; the BOM
+ * already skipped), as csv-records.ts reads them: [start, end) pairs in `bounds` (the LF left
+ * out), and in `lfs` each one's LFs from `start` to its end (its line is the line at `start`
+ * plus those). A blank line is no record. `at_end`: the bytes end the file. `bounds` has room
+ * for 2 * max_records, `lfs` for max_records.
+ */
+void frame_csv(const unsigned char *bytes, size_t length, size_t start, int at_end, size_t max_record_bytes,
+               uint32_t *bounds, uint32_t *lfs, size_t max_records, CsvFrame *out);
+
 /*
  * Finds the whole JSON values of an array's items from `start` (the first item's first byte):
  * each checked as JSON, then `,` and the next; it stops before anything else (the array's `]`),

@@ -1,11 +1,12 @@
 /*
  * The Node-API side of item_rows.c (native-item-rows.ts loads it):
  *
- *   read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars) → {
+ *   read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns) → {
  *     rows, accepted, left, available, ruleCounts, currencies, categories }
  *
- * `bytes` a Buffer holding the items' JSON texts; `bounds` an Int32Array of [start, end) pairs,
- * one per item, whose seq is firstSeq + its index. `rows` the COPY text rows of the items it
+ * `bytes` a Buffer holding the items' JSON texts, or CSV records when `columns` (an array of
+ * the header's names) is not null; `bounds` an Int32Array of [start, end) pairs, one per item,
+ * whose seq is firstSeq + its index. `rows` the COPY text rows of the items it
  * took (a Buffer), `left` the indexes of the items it left to JavaScript (an Int32Array),
  * `ruleCounts` the feed rules' counts over the items it took (item_rows.h's order),
  * `currencies` and `categories` their texts, each ended by a NUL (not all distinct).
@@ -14,6 +15,13 @@
  *
  * The [start, end) pairs of the run of a JSON array's whole items from `start` (item_rows.h
  * frame_items): json-items.ts's splitter asks it at each item, and scans on from the last.
+ *
+ *   frameCsv(bytes, start, atEnd, maxRecordBytes) → { bounds, lines, next, lfs, handOver }
+ *
+ * A CSV publication's whole records from `start` (item_rows.h frame_csv): `bounds` their
+ * [start, end) pairs, `lines` each one's LFs from `start` to its end (Int32Arrays), `next` the
+ * first byte not framed, `lfs` the LFs before it, `handOver` whether the record there is one
+ * csv-records.ts must read (it breaks the grammar or the limit).
  *
  *   version() → number
  *
@@ -26,18 +34,50 @@
 #include "item_rows.h"
 
 /* native-item-rows.ts ITEM_ROWS_VERSION: raised with any change to the call or the rows. */
-#define ITEM_ROWS_VERSION 2
+#define ITEM_ROWS_VERSION 3
 
 static napi_value fail(napi_env env, const char *message) {
   napi_throw_type_error(env, NULL, message);
   return NULL;
 }
 
+/*
+ * The header's names into `columns`, their texts into `*names` (freed by the caller); 1 when every
+ * column is one csv_item_row reads (else every record is left to JavaScript), -1 on a bad argument.
+ */
+static int read_columns(napi_env env, napi_value array, CsvColumns *columns, char **names) {
+  bool is_array;
+  uint32_t count;
+  if (napi_is_array(env, array, &is_array) != napi_ok || !is_array) return -1;
+  napi_get_array_length(env, array, &count);
+  size_t total = 0;
+  for (uint32_t k = 0; k < count; k++) {
+    napi_value name;
+    size_t length;
+    napi_get_element(env, array, k, &name);
+    if (napi_get_value_string_utf8(env, name, NULL, 0, &length) != napi_ok) return -1;
+    total += length + 1;
+  }
+  char *text = *names = malloc(total + 1);
+  if (!text) return 0;
+  int readable = 1;
+  for (uint32_t k = 0; k < count; k++) {
+    napi_value name;
+    size_t length;
+    napi_get_element(env, array, k, &name);
+    napi_get_value_string_utf8(env, name, text, total + 1, &length);
+    readable &= csv_column(columns, (const unsigned char *)text, length);
+    text += length + 1;
+    total -= length + 1;
+  }
+  return readable;
+}
+
 static napi_value read_items(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
+  size_t argc = 7;
+  napi_value argv[7];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 6) return fail(env, "read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars)");
+  if (argc != 7) return fail(env, "read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns)");
   unsigned char *bytes;
   size_t byte_length;
   bool is_buffer;
@@ -64,24 +104,42 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   call.draft_id = (int64_t)draft_id;
   call.max_field_chars = (int64_t)max_field_chars;
 
+  napi_valuetype columns_type;
+  napi_typeof(env, argv[6], &columns_type);
+  CsvColumns columns;
+  columns.count = 0;
+  char *names = NULL;
+  int csv = columns_type != napi_null && columns_type != napi_undefined;
+  int readable = csv ? read_columns(env, argv[6], &columns, &names) : 1;
+  if (readable < 0) {
+    free(names);
+    return fail(env, "columns: null, or an array of the CSV header's names");
+  }
+
   size_t items = bound_count / 2, longest = 0;
   for (size_t i = 0; i < items; i++) {
     if (bounds[2 * i] < 0 || bounds[2 * i + 1] < bounds[2 * i] || (size_t)bounds[2 * i + 1] > byte_length) return fail(env, "bounds: outside bytes");
     size_t length = (size_t)(bounds[2 * i + 1] - bounds[2 * i]);
     if (length > longest) longest = length;
   }
-  unsigned char *scratch = malloc(longest + 1);
+  unsigned char *scratch = malloc(2 * longest + 1);
   int32_t *left = malloc((items + 1) * sizeof *left);
   if (!scratch || !left) {
     free(scratch);
     free(left);
+    free(names);
     return fail(env, "out of memory");
   }
   size_t left_count = 0;
   for (size_t i = 0; i < items; i++) {
-    if (!item_row(&call, bytes + bounds[2 * i], (size_t)(bounds[2 * i + 1] - bounds[2 * i]), (int64_t)first_seq + (int64_t)i, scratch)) left[left_count++] = (int32_t)i;
+    const unsigned char *item = bytes + bounds[2 * i];
+    size_t length = (size_t)(bounds[2 * i + 1] - bounds[2 * i]);
+    int64_t seq = (int64_t)first_seq + (int64_t)i;
+    int taken = !csv ? item_row(&call, item, length, seq, scratch) : readable && csv_item_row(&call, &columns, item, length, seq, scratch);
+    if (!taken) left[left_count++] = (int32_t)i;
   }
   free(scratch);
+  free(names);
   if (call.rows.failed || call.currencies.list.failed || call.categories.list.failed) {
     free(left);
     bytes_free(&call.rows);
@@ -124,6 +182,15 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value int32_array(napi_env env, const uint32_t *values, size_t count) {
+  napi_value buffer, array;
+  void *data;
+  napi_create_arraybuffer(env, count * sizeof *values, &data, &buffer);
+  if (count) memcpy(data, values, count * sizeof *values);
+  napi_create_typedarray(env, napi_int32_array, count, buffer, 0, &array);
+  return array;
+}
+
 /* frame(bytes, start) → Int32Array of [start, end) pairs (item_rows.h frame_items). */
 static napi_value frame(napi_env env, napi_callback_info info) {
   size_t argc = 2;
@@ -139,15 +206,45 @@ static napi_value frame(napi_env env, napi_callback_info info) {
   if (start < 0 || start > (double)length || length > INT32_MAX) return fail(env, "start: outside bytes");
   /* An item is at least one byte and its comma another: at most half the bytes are items. */
   size_t most = (length - (size_t)start) / 2 + 1;
-  napi_value buffer, result;
-  void *data;
   uint32_t *bounds = malloc(most * 2 * sizeof *bounds);
   if (!bounds) return fail(env, "out of memory");
   size_t count = frame_items(bytes, length, (size_t)start, bounds, most);
-  napi_create_arraybuffer(env, count * 2 * sizeof *bounds, &data, &buffer);
-  if (count) memcpy(data, bounds, count * 2 * sizeof *bounds);
+  napi_value result = int32_array(env, bounds, count * 2);
   free(bounds);
-  napi_create_typedarray(env, napi_int32_array, count * 2, buffer, 0, &result);
+  return result;
+}
+
+/* frameCsv(bytes, start, atEnd, maxRecordBytes) → { bounds, lines, next, lfs, handOver } (item_rows.h frame_csv). */
+static napi_value frame_csv_records(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  unsigned char *bytes;
+  size_t length;
+  bool is_buffer, at_end;
+  double start, max_record_bytes;
+  if (argc != 4 || napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer || napi_get_value_double(env, argv[1], &start) != napi_ok ||
+      napi_get_value_bool(env, argv[2], &at_end) != napi_ok || napi_get_value_double(env, argv[3], &max_record_bytes) != napi_ok)
+    return fail(env, "frameCsv(bytes, start, atEnd, maxRecordBytes)");
+  napi_get_buffer_info(env, argv[0], (void **)&bytes, &length);
+  if (start < 0 || start > (double)length || length > INT32_MAX) return fail(env, "start: outside bytes");
+  /* A record is at least one byte and its LF another: at most half the bytes (and one) are records. */
+  size_t most = (length - (size_t)start) / 2 + 1;
+  uint32_t *bounds = malloc(most * 3 * sizeof *bounds);
+  if (!bounds) return fail(env, "out of memory");
+  CsvFrame frame;
+  frame_csv(bytes, length, (size_t)start, at_end, max_record_bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)max_record_bytes, bounds, bounds + 2 * most, most, &frame);
+  napi_value result, value;
+  napi_create_object(env, &result);
+  napi_set_named_property(env, result, "bounds", int32_array(env, bounds, 2 * frame.count));
+  napi_set_named_property(env, result, "lines", int32_array(env, bounds + 2 * most, frame.count));
+  free(bounds);
+  napi_create_double(env, (double)frame.next, &value);
+  napi_set_named_property(env, result, "next", value);
+  napi_create_double(env, (double)frame.next_lfs, &value);
+  napi_set_named_property(env, result, "lfs", value);
+  napi_get_boolean(env, frame.hand_over, &value);
+  napi_set_named_property(env, result, "handOver", value);
   return result;
 }
 
@@ -164,6 +261,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "read", fn);
   napi_create_function(env, "frame", NAPI_AUTO_LENGTH, frame, NULL, &fn);
   napi_set_named_property(env, exports, "frame", fn);
+  napi_create_function(env, "frameCsv", NAPI_AUTO_LENGTH, frame_csv_records, NULL, &fn);
+  napi_set_named_property(env, exports, "frameCsv", fn);
   napi_create_function(env, "version", NAPI_AUTO_LENGTH, version, NULL, &fn);
   napi_set_named_property(env, exports, "version", fn);
   return exports;

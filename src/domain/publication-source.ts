@@ -260,11 +260,24 @@ async function* readCsvFramed(input: Readable, maxLineBytes: number, framer: Csv
   const rows = new CsvRows();
   /** From the first record not yet framed. */
   let pending: Buffer = Buffer.alloc(0);
+  /**
+   * Slices held while a record longer than a slice arrives: it is framed again only once they
+   * add as many bytes as `pending` holds, so a long record is scanned a few times, not once a
+   * chunk (an upload's chunks are ~64 KiB; MAX_LINE_BYTES is 16 MiB).
+   */
+  let held: Buffer[] = [];
+  let heldBytes = 0;
   /** The line `pending` begins on. */
   let line = 1;
   let started = false;
   /** csv-records.ts, once the framer handed over. */
   const handed: { splitter: CsvRecordSplitter | null } = { splitter: null };
+
+  const withoutBom = (bytes: Buffer) => {
+    if (started) return bytes;
+    started = true;
+    return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  };
 
   function* framed(bytes: Buffer, atEnd: boolean): Iterable<SourceRow | CsvRecords> {
     const frame = framer(bytes, 0, atEnd, maxLineBytes);
@@ -276,6 +289,8 @@ async function* readCsvFramed(input: Readable, maxLineBytes: number, framer: Csv
     if (bounds.length > 0) yield new CsvRecords(bytes, bounds, lines.map((lfs) => line + lfs), rows.names!);
     line += frame.lfs;
     pending = bytes.subarray(frame.next);
+    held = [];
+    heldBytes = 0;
     // A record too long (framed, or still not whole) or breaking the grammar: csv-records.ts says which.
     if (frame.handOver || pending.length > maxLineBytes) {
       handed.splitter = new CsvRecordSplitter(maxLineBytes, { line });
@@ -289,19 +304,16 @@ async function* readCsvFramed(input: Readable, maxLineBytes: number, framer: Csv
       yield* rows.of(handed.splitter.push(slice));
       continue;
     }
-    let bytes = pending.length === 0 ? slice : Buffer.concat([pending, slice]);
-    if (!started) {
-      // The byte-order mark, skipped once it can be seen whole.
-      if (bytes.length < 3) {
-        pending = bytes;
-        continue;
-      }
-      started = true;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-    }
-    yield* framed(bytes, false);
+    held.push(slice);
+    heldBytes += slice.length;
+    if (heldBytes < pending.length && pending.length + heldBytes <= maxLineBytes) continue;
+    const bytes = pending.length === 0 && held.length === 1 ? slice : Buffer.concat([pending, ...held]);
+    [pending, held, heldBytes] = [Buffer.alloc(0), [], 0];
+    // The byte-order mark, skipped once it can be seen whole.
+    if (!started && bytes.length < 3) pending = bytes;
+    else yield* framed(withoutBom(bytes), false);
   }
-  if (handed.splitter === null) yield* framed(pending, true);
+  if (handed.splitter === null) yield* framed(withoutBom(Buffer.concat([pending, ...held])), true);
   if (handed.splitter !== null) yield* rows.of(handed.splitter.end());
 }
 

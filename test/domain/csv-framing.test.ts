@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { AppError } from '../../src/errors/app-error.js';
 import { RawItems, readSource } from '../../src/domain/publication-source.js';
 import { csvRecordFramer } from '../../src/store/item-rows/native-item-rows.js';
+import type { CsvRecordFramer } from '../../src/store/types.js';
 
 const framer = csvRecordFramer();
 
@@ -28,12 +29,12 @@ function pieces(bytes: Buffer, sizes: readonly number[]): Buffer[] {
 let handedOver = 0;
 
 /** The rows readSource gives (each framed record split as publishing.ts would ask), or its refusal. */
-async function read(bytes: Buffer, options: { framed: boolean; sizes?: readonly number[]; maxLineBytes?: number }): Promise<unknown[] | string> {
+async function read(bytes: Buffer, options: { framed: boolean; sizes?: readonly number[]; maxLineBytes?: number; framer?: CsvRecordFramer }): Promise<unknown[] | string> {
   const rows: unknown[] = [];
   handedOver = 0;
   const input = Readable.from(pieces(bytes, options.sizes ?? [bytes.length || 1]));
   try {
-    for await (const entry of readSource(input, 'csv', { raw: true, frameCsvRecords: options.framed ? framer : null, maxLineBytes: options.maxLineBytes })) {
+    for await (const entry of readSource(input, 'csv', { raw: true, frameCsvRecords: options.framed ? (options.framer ?? framer) : null, maxLineBytes: options.maxLineBytes })) {
       if (entry instanceof RawItems) for (let k = 0; k < entry.count; k++) rows.push(entry.row(k));
       else {
         rows.push(entry);
@@ -98,6 +99,21 @@ describe('CSV records framed natively, against csv-records.ts alone', { skip: fr
       assert.deepEqual(await read(bytes, { framed: true, maxLineBytes: 200 }), alone);
       assert.match(String(await read(bytes, { framed: true, sizes: [7], maxLineBytes: 200 })), /longer than 200 bytes \(MAX_LINE_BYTES\)/);
     }
+  });
+
+  it('frames a record longer than many chunks a few times, not once a chunk', async () => {
+    const long = `"${'Описание, "" с кавычками\n'.repeat(100_000)}"`; // ~3.4 MB, quoted, with line breaks
+    const bytes = Buffer.from(`offer_id,name,description\n1,a,${long}\n2,b,c\n`);
+    let calls = 0;
+    const counting: CsvRecordFramer = (...args) => {
+      calls++;
+      return framer!(...args);
+    };
+    const rows = await read(bytes, { framed: true, sizes: [16 * 1024], framer: counting });
+    assert.equal(handedOver, 0);
+    assert.deepEqual(rows, await read(bytes, { framed: false }));
+    // ~210 chunks of 16 KiB; each framing waits for as many bytes again as the record has so far.
+    assert.ok(calls <= 20, `${calls} framings`);
   });
 
   it('hands csv-records.ts every kind of broken record, after good ones, with its line', async () => {

@@ -9,6 +9,15 @@ import type { SequencedItem } from '../types.js';
  * the rows of the items it leaves to JavaScript, and of every item where it was not built.
  */
 
+/**
+ * COPY's binary format around the native reader's binary rows (PostgreSQL's docs, "COPY",
+ * Binary Format): the signature, no flags, no header extension; and a field count of -1 to end.
+ * PostgreSQL reads those rows with ~0.79× the work of the same rows as text: 300k rich rows
+ * took 2.80 s against 3.73 s (medians of 7 alternating rounds; bench/RESULTS.md, "2026-11-27, evening").
+ */
+export const BINARY_COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+export const BINARY_COPY_TRAILER = Buffer.from([0xff, 0xff]);
+
 /** The columns of a row, in order. */
 export const COPY_ROW_COLUMNS = 'price_list_id, seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free';
 

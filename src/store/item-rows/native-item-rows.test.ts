@@ -50,16 +50,41 @@ function javascript(text: string, seq: number, maxFieldChars: number): Answer | 
   };
 }
 
-/** The module's answer: null when it leaves the item to JavaScript. */
+/** The columns' kinds in a binary row: bytes of a big-endian integer, 'b' a boolean, 't' a text. */
+const BINARY_COLUMNS = [8, 4, 't', 't', 8, 8, 't', 'b', 8, 't', 't', 8] as const;
+
+/** A binary COPY row written as the text COPY row of the same values, so that the two formats compare. */
+function binaryAsText(row: Buffer): string {
+  assert.equal(row.readInt16BE(0), BINARY_COLUMNS.length);
+  let at = 2;
+  const fields = BINARY_COLUMNS.map((kind) => {
+    const length = row.readInt32BE(at);
+    at += 4;
+    if (length === -1) return '\\N';
+    const value = row.subarray(at, at + length);
+    at += length;
+    if (kind === 'b') return value[0] === 1 ? 't' : 'f';
+    if (kind === 't') return value.toString().replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
+    assert.equal(length, kind);
+    return String(kind === 8 ? value.readBigInt64BE() : value.readInt32BE());
+  });
+  assert.equal(at, row.length, 'one row, nothing after it');
+  return `${fields.join('\t')}\n`;
+}
+
+/** The module's answer: null when it leaves the item to JavaScript. Its binary row (PostgreSQL's) must hold the text row's values. */
 function native(text: string, seq: number, maxFieldChars: number): Answer | null {
   const bytes = Buffer.from(text);
-  const read = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null);
+  const read = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null, false);
+  const binary = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null, true);
+  assert.equal(binary.accepted, read.accepted);
   if (read.left.length === 1) {
     assert.equal(read.accepted, 0);
     assert.equal(read.rows.length, 0);
     return null;
   }
   assert.equal(read.accepted, 1);
+  assert.equal(binaryAsText(binary.rows), read.rows.toString());
   return {
     row: read.rows.toString(),
     ruleCounts: read.ruleCounts,
@@ -100,7 +125,7 @@ describe('the native item reader', { skip }, () => {
       bounds.push(at, at + Buffer.byteLength(text));
       at += Buffer.byteLength(text) + 1;
     }
-    const read = module!.read(bytes, Int32Array.from(bounds), DRAFT, 100, 'RUB', 1_000_000, null);
+    const read = module!.read(bytes, Int32Array.from(bounds), DRAFT, 100, 'RUB', 1_000_000, null, false);
     assert.deepEqual([...read.left], [1, 3]);
     assert.equal(read.accepted, 2);
     const rows = read.rows.toString();

@@ -8,7 +8,7 @@ import type { CsvRecordFramer, ItemRowReader, ItemRowsRead, JsonItemFramer } fro
  */
 
 /** The version of the module's call and rows (ITEM_ROWS_VERSION in native/item_rows_module.c). */
-export const ITEM_ROWS_VERSION = 3;
+export const ITEM_ROWS_VERSION = 4;
 
 /** The feed check's rules the module counts, as `target/rule`, in the order of its counts (item_rows.h). */
 export const ITEM_ROW_RULES: readonly string[] = [
@@ -19,7 +19,7 @@ export const ITEM_ROW_RULES: readonly string[] = [
 ];
 
 interface ItemRowsModule {
-  read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number, columns: readonly string[] | null): ItemRowsRead;
+  read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number, columns: readonly string[] | null, binary: boolean): ItemRowsRead;
   frame: JsonItemFramer;
   frameCsv: CsvRecordFramer;
   version(): number;
@@ -43,12 +43,15 @@ export function csvRecordFramer(): CsvRecordFramer | null {
   return itemRowsModule()?.frameCsv ?? null;
 }
 
-/** The reader into one draft's rows; null without the module. */
-export function itemRowReader(draftId: number): ItemRowReader | null {
+/**
+ * The reader into one draft's rows, in COPY's text format (both dialects take it) or its binary
+ * format (PostgreSQL: copy-rows.ts BINARY_COPY_HEADER); null without the module.
+ */
+export function itemRowReader(draftId: number, format: 'text' | 'binary' = 'text'): ItemRowReader | null {
   const module = itemRowsModule();
   if (module === null) return null;
   return {
     rules: ITEM_ROW_RULES,
-    read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars, columns) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns),
+    read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars, columns) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, format === 'binary'),
   };
 }

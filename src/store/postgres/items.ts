@@ -4,7 +4,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
-import { COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
+import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
 import { itemRowReader } from '../item-rows/native-item-rows.js';
 import type { DialectItems } from '../sql/dialect.js';
 import type { DuplicateOffer, ItemRowReader, ItemRows, ReadItemsOptions, SequencedItem } from '../types.js';
@@ -49,8 +49,8 @@ export class PostgresItems implements DialectItems {
    */
   async append(draftId: number, items: readonly SequencedItem[], rows: readonly ItemRows[] = []): Promise<DuplicateOffer[]> {
     if (items.length === 0 && rows.length === 0) return [];
-    const built = itemCopyRows(draftId, items);
-    const data = rows.length === 0 ? built : Buffer.concat([built, ...rows.map((r) => r.bytes)]);
+    // The items JavaScript read as COPY text rows, the native reader's rows as binary ones (rowReader).
+    const data: CopyData = { text: items.length > 0 ? itemCopyRows(draftId, items) : null, binary: rows.map((r) => r.bytes) };
     try {
       await this.c.withClient(async (client) => {
         // No WAL flush of its own: nothing reads a draft's rows but its publication, whose
@@ -74,10 +74,10 @@ export class PostgresItems implements DialectItems {
   }
 
   rowReader(draftId: number): ItemRowReader | null {
-    return itemRowReader(draftId);
+    return itemRowReader(draftId, 'binary');
   }
 
-  private async insertSkippingDuplicates(data: Buffer): Promise<DuplicateOffer[]> {
+  private async insertSkippingDuplicates(data: CopyData): Promise<DuplicateOffer[]> {
     return this.c.withClient(async (client) => {
       await client.query('BEGIN');
       try {
@@ -223,9 +223,22 @@ function sqlInteger(n: number): string {
 }
 
 /** COPY of rows in the text format (item-rows/copy-rows.ts) into `table`. */
-async function copyInto(client: pg.ClientBase, table: string, data: Buffer): Promise<void> {
-  const stream = client.query(copyFrom(`COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN`));
+/** A batch's rows: the items JavaScript read, in COPY's text format; the native reader's, in its binary format. */
+interface CopyData {
+  text: Buffer | null;
+  binary: readonly Buffer[];
+}
+
+/** One COPY for each format the batch has rows in. */
+async function copyInto(client: pg.ClientBase, table: string, data: CopyData): Promise<void> {
+  if (data.text !== null) await copyPieces(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN`, [data.text]);
+  if (data.binary.length > 0) await copyPieces(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN (FORMAT binary)`, [BINARY_COPY_HEADER, ...data.binary, BINARY_COPY_TRAILER]);
+}
+
+async function copyPieces(client: pg.ClientBase, sql: string, pieces: readonly Buffer[]): Promise<void> {
+  const stream = client.query(copyFrom(sql));
   const done = once(stream, 'finish');
-  stream.end(data);
+  for (const piece of pieces.slice(0, -1)) stream.write(piece);
+  stream.end(pieces[pieces.length - 1]);
   await done;
 }

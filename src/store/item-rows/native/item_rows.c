@@ -740,12 +740,24 @@ static int valid(const Item *item) {
 
 static const Str *present_text(const Item *item, int field) { return (item->seen & (1u << field)) ? &item->text[field] : NULL; }
 
+/* JSON's escape of a character that needs one, as a binary COPY row holds it, or a text one (its backslashes doubled); NULL for the rest. */
+static const char *json_escape(unsigned char ch, int binary) {
+  switch (ch) {
+    case '"': return binary ? "\\\"" : "\\\\\"";
+    case '\\': return binary ? "\\\\" : "\\\\\\\\";
+    case '\n': return binary ? "\\n" : "\\\\n";
+    case '\r': return binary ? "\\r" : "\\\\r";
+    case '\t': return binary ? "\\t" : "\\\\t";
+    default: return NULL;
+  }
+}
+
 /*
- * JSON.stringify's string (item-row.ts's extra) as it goes in a COPY row: `"`, `\` and the
- * three allowed controls escaped for JSON, then each backslash doubled for COPY (JSON holds no
+ * JSON.stringify's string (item-row.ts's extra): `"`, `\` and the three allowed controls
+ * escaped for JSON, and in a text COPY row each backslash then doubled for COPY (JSON holds no
  * raw tab, LF or CR), in one pass.
  */
-static void put_json_string(Bytes *b, const Str *s) {
+static void put_json_string(Bytes *b, const Str *s, int binary) {
   put_byte(b, '"');
   if (!(s->classes & (C_QUOTE | C_BACKSLASH | C_LF | C_CR | C_TAB))) {
     put(b, s->p, s->n);
@@ -754,8 +766,7 @@ static void put_json_string(Bytes *b, const Str *s) {
   }
   const unsigned char *p = s->p, *end = s->p + s->n, *run = p;
   for (; p < end; p++) {
-    unsigned char ch = *p;
-    const char *escape = ch == '"' ? "\\\\\"" : ch == '\\' ? "\\\\\\\\" : ch == '\n' ? "\\\\n" : ch == '\r' ? "\\\\r" : ch == '\t' ? "\\\\t" : NULL;
+    const char *escape = json_escape(*p, binary);
     if (!escape) continue;
     put(b, run, (size_t)(p - run));
     put(b, escape, strlen(escape));
@@ -774,7 +785,7 @@ static void put_key(Bytes *b, int *first, const char *key) {
 }
 
 /* item-row.ts extraJson: EXTRA_KEYS in order, absent when null; 0 when there is nothing to write (NULL). */
-static int put_extra(Bytes *b, const Item *item, int attribute_entries) {
+static int put_extra(Bytes *b, const Item *item, int attribute_entries, int binary) {
   size_t start = b->length;
   int first = 1;
   put_byte(b, '{');
@@ -787,7 +798,7 @@ static int put_extra(Bytes *b, const Item *item, int attribute_entries) {
     const Str *s = present_text(item, texts[i]);
     if (!s) continue;
     put_key(b, &first, FIELD_NAMES[texts[i]]);
-    put_json_string(b, s);
+    put_json_string(b, s, binary);
   }
   if (item->competitor_count > 0) {
     put_key(b, &first, "competitors");
@@ -796,11 +807,11 @@ static int put_extra(Bytes *b, const Item *item, int attribute_entries) {
       const Competitor *c = &item->competitors[i];
       if (i) put_byte(b, ',');
       put(b, "{\"name\":", 8);
-      put_json_string(b, &c->name);
+      put_json_string(b, &c->name, binary);
       put(b, ",\"price\":", 9);
       put_integer(b, c->price);
       put(b, ",\"url\":", 7);
-      if (c->has_url) put_json_string(b, &c->url);
+      if (c->has_url) put_json_string(b, &c->url, binary);
       else put(b, "null", 4);
       put(b, ",\"available\":", 13);
       put(b, c->available < 0 ? "null" : c->available ? "true" : "false", c->available < 0 ? 4 : c->available ? 4 : 5);
@@ -816,9 +827,9 @@ static int put_extra(Bytes *b, const Item *item, int attribute_entries) {
       const Attribute *a = &item->attributes[i];
       if (!a->value.p) continue;
       if (written++) put_byte(b, ',');
-      put_json_string(b, &a->key);
+      put_json_string(b, &a->key, binary);
       put_byte(b, ':');
-      put_json_string(b, &a->value);
+      put_json_string(b, &a->value, binary);
     }
     put_byte(b, '}');
   }
@@ -1014,6 +1025,85 @@ void distinct_free(Distinct *d) {
 
 /* ---------- one item ---------- */
 
+/* ---------- a row, in COPY's text or binary format ---------- */
+
+/*
+ * A row being written: text (tab-separated, `\N` for null, the texts escaped; PostgreSQL's COPY
+ * and SQLite's price_export_copy_rows read it) or binary (PostgreSQL's COPY binary tuple: a
+ * field count, then each field's int32 length, -1 for null, and its bytes, integers
+ * big-endian), which PostgreSQL reads with less work: its own parsing of each row was the
+ * limit there (bench/RESULTS.md, "2026-11-27, evening").
+ */
+typedef struct {
+  Bytes *b;
+  int binary;
+  int fields; /* written so far */
+} Row;
+
+static void put_big_endian(Bytes *b, uint64_t value, int bytes) {
+  if (!reserve(b, (size_t)bytes)) return;
+  for (int i = bytes - 1; i >= 0; i--) b->bytes[b->length++] = (unsigned char)(value >> (8 * i));
+}
+
+static void begin_row(Row *row, int fields) {
+  if (row->binary) put_big_endian(row->b, (uint64_t)fields, 2);
+}
+
+/* Before a field: the text format's tab. */
+static void next_field(Row *row) {
+  if (!row->binary && row->fields > 0) put_byte(row->b, '\t');
+  row->fields++;
+}
+
+static void field_integer(Row *row, int64_t value, int bytes) {
+  next_field(row);
+  if (!row->binary) return put_integer(row->b, value);
+  put_big_endian(row->b, (uint64_t)bytes, 4);
+  put_big_endian(row->b, (uint64_t)value, bytes);
+}
+
+static void field_null(Row *row) {
+  next_field(row);
+  if (row->binary) put_big_endian(row->b, 0xffffffffu, 4);
+  else put(row->b, "\\N", 2);
+}
+
+static void field_boolean(Row *row, int value) {
+  next_field(row);
+  if (!row->binary) return put_byte(row->b, value ? 't' : 'f');
+  put_big_endian(row->b, 1, 4);
+  put_byte(row->b, value ? 1 : 0);
+}
+
+static void field_text(Row *row, const Str *s) {
+  next_field(row);
+  if (!row->binary) return put_copy_text(row->b, s);
+  put_big_endian(row->b, s->n, 4);
+  put(row->b, s->p, s->n);
+}
+
+/* The `extra` JSON (put_extra), or null when the item has none. */
+static void field_extra(Row *row, const Item *item, int attribute_entries) {
+  next_field(row);
+  Bytes *b = row->b;
+  size_t at = b->length;
+  if (row->binary) put_big_endian(b, 0, 4); /* its length, once written */
+  if (!put_extra(b, item, attribute_entries, row->binary)) {
+    b->length = at;
+    if (row->binary) put_big_endian(b, 0xffffffffu, 4);
+    else put(b, "\\N", 2);
+    return;
+  }
+  if (row->binary && !b->failed) {
+    size_t length = b->length - at - 4;
+    for (int i = 0; i < 4; i++) b->bytes[at + i] = (unsigned char)(length >> (8 * (3 - i)));
+  }
+}
+
+static void end_row(Row *row) {
+  if (!row->binary) put_byte(row->b, '\n');
+}
+
 /* Writes the row of a read and valid item, and counts it. */
 static void put_item_row(ItemRowsCall *call, const Item *item, int64_t seq) {
   const Str *offer_id = &item->text[F_OFFER_ID], *name = &item->text[F_NAME], *url = present_text(item, F_URL);
@@ -1033,32 +1123,24 @@ static void put_item_row(ItemRowsCall *call, const Item *item, int64_t seq) {
   int attribute_entries = 0;
   for (int i = 0; i < item->attribute_count; i++) attribute_entries += item->attributes[i].value.p != NULL;
 
-  Bytes *b = &call->rows;
-  put_integer(b, call->draft_id);
-  put_byte(b, '\t');
-  put_integer(b, seq);
-  put_byte(b, '\t');
-  put_copy_text(b, offer_id);
-  put_byte(b, '\t');
-  put_copy_text(b, name);
-  put_byte(b, '\t');
-  put_integer(b, item->money[F_PRICE]);
-  put_byte(b, '\t');
-  if (item->seen & (1u << F_OLD_PRICE)) put_integer(b, item->money[F_OLD_PRICE]);
-  else put(b, "\\N", 2);
-  put_byte(b, '\t');
-  put(b, currency, 3);
-  put(b, available ? "\tt\t" : "\tf\t", 3);
-  if (quantity >= 0) put_integer(b, quantity);
-  else put(b, "\\N", 2);
-  put_byte(b, '\t');
-  if (url) put_copy_text(b, url);
-  else put(b, "\\N", 2);
-  put_byte(b, '\t');
-  if (!put_extra(b, item, attribute_entries)) put(b, "\\N", 2);
-  put_byte(b, '\t');
-  put_integer(b, (int64_t)quote_free(item, offer_id, name, &currency_text, url));
-  put_byte(b, '\n');
+  Row row = {&call->rows, call->binary, 0};
+  begin_row(&row, 12);
+  field_integer(&row, call->draft_id, 8);
+  field_integer(&row, seq, 4);
+  field_text(&row, offer_id);
+  field_text(&row, name);
+  field_integer(&row, item->money[F_PRICE], 8);
+  if (item->seen & (1u << F_OLD_PRICE)) field_integer(&row, item->money[F_OLD_PRICE], 8);
+  else field_null(&row);
+  field_text(&row, &currency_text);
+  field_boolean(&row, available);
+  if (quantity >= 0) field_integer(&row, quantity, 8);
+  else field_null(&row);
+  if (url) field_text(&row, url);
+  else field_null(&row);
+  field_extra(&row, item, attribute_entries);
+  field_integer(&row, (int64_t)quote_free(item, offer_id, name, &currency_text, url), 8);
+  end_row(&row);
 
   call->accepted++;
   call->available += available;

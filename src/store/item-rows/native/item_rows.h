@@ -48,6 +48,8 @@ typedef struct {
   char store_currency[4];
   /* MAX_FIELD_CHARS: the longest text, in UTF-16 units (JavaScript's length). */
   int64_t max_field_chars;
+  /* Rows in COPY's binary format (PostgreSQL), else its text format (both dialects). */
+  int binary;
   /* Out. */
   Bytes rows;
   uint32_t accepted;

@@ -1,13 +1,14 @@
 /*
  * The Node-API side of item_rows.c (native-item-rows.ts loads it):
  *
- *   read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns) → {
+ *   read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, binary) → {
  *     rows, accepted, left, available, ruleCounts, currencies, categories }
  *
  * `bytes` a Buffer holding the items' JSON texts, or CSV records when `columns` (an array of
  * the header's names) is not null; `bounds` an Int32Array of [start, end) pairs, one per item,
- * whose seq is firstSeq + its index. `rows` the COPY text rows of the items it
- * took (a Buffer), `left` the indexes of the items it left to JavaScript (an Int32Array),
+ * whose seq is firstSeq + its index. `rows` the COPY rows of the items it took (a Buffer: in
+ * COPY's binary format when `binary`, without its header and trailer, else in its text
+ * format), `left` the indexes of the items it left to JavaScript (an Int32Array),
  * `ruleCounts` the feed rules' counts over the items it took (item_rows.h's order),
  * `currencies` and `categories` their texts, each ended by a NUL (not all distinct).
  *
@@ -34,7 +35,7 @@
 #include "item_rows.h"
 
 /* native-item-rows.ts ITEM_ROWS_VERSION: raised with any change to the call or the rows. */
-#define ITEM_ROWS_VERSION 3
+#define ITEM_ROWS_VERSION 4
 
 static napi_value fail(napi_env env, const char *message) {
   napi_throw_type_error(env, NULL, message);
@@ -74,10 +75,10 @@ static int read_columns(napi_env env, napi_value array, CsvColumns *columns, cha
 }
 
 static napi_value read_items(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7];
+  size_t argc = 8;
+  napi_value argv[8];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 7) return fail(env, "read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns)");
+  if (argc != 8) return fail(env, "read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, binary)");
   unsigned char *bytes;
   size_t byte_length;
   bool is_buffer;
@@ -101,6 +102,9 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   size_t currency_length;
   if (napi_get_value_string_utf8(env, argv[4], call.store_currency, sizeof call.store_currency, &currency_length) != napi_ok || currency_length != 3)
     return fail(env, "storeCurrency: three letters");
+  bool binary;
+  if (napi_get_value_bool(env, argv[7], &binary) != napi_ok) return fail(env, "binary: a boolean");
+  call.binary = binary;
   call.draft_id = (int64_t)draft_id;
   call.max_field_chars = (int64_t)max_field_chars;
 

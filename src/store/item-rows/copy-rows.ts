@@ -3,10 +3,11 @@ import { quoteFree } from '../quote-free.js';
 import type { SequencedItem } from '../types.js';
 
 /*
- * A stored item row in PostgreSQL's COPY text format, the one row format both dialects take: a
+ * A stored item row in PostgreSQL's COPY text format, the row format both dialects take: a
  * PostgreSQL COPY, and SQLite's price_export_copy_rows (sqlite/native/copy_rows.c). The native
- * reader (native/item_rows.c) writes the same rows straight from the items' JSON text; these are
- * the rows of the items it leaves to JavaScript, and of every item where it was not built.
+ * reader (native/item_rows.c) writes the same rows straight from the items' texts (for
+ * PostgreSQL in COPY's binary format, framed by the header and trailer below); these are the
+ * rows of the items it leaves to JavaScript, and of every item where it was not built.
  */
 
 /**

@@ -195,24 +195,29 @@ static napi_value int32_array(napi_env env, const uint32_t *values, size_t count
   return array;
 }
 
+/* A framer's first two arguments: a Buffer and an offset in it (at most INT32_MAX bytes: the bounds are Int32). 0 when they are not. */
+static int bytes_from(napi_env env, const napi_value *argv, unsigned char **bytes, size_t *length, size_t *start) {
+  bool is_buffer;
+  double at;
+  if (napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer || napi_get_value_double(env, argv[1], &at) != napi_ok) return 0;
+  napi_get_buffer_info(env, argv[0], (void **)bytes, length);
+  if (at < 0 || at > (double)*length || *length > INT32_MAX) return 0;
+  *start = (size_t)at;
+  return 1;
+}
+
 /* frame(bytes, start) → Int32Array of [start, end) pairs (item_rows.h frame_items). */
 static napi_value frame(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
+  size_t argc = 2, length, start;
   napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   unsigned char *bytes;
-  size_t length;
-  bool is_buffer;
-  double start;
-  if (argc != 2 || napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer || napi_get_value_double(env, argv[1], &start) != napi_ok)
-    return fail(env, "frame(bytes, start)");
-  napi_get_buffer_info(env, argv[0], (void **)&bytes, &length);
-  if (start < 0 || start > (double)length || length > INT32_MAX) return fail(env, "start: outside bytes");
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != 2 || !bytes_from(env, argv, &bytes, &length, &start)) return fail(env, "frame(bytes, start), start within bytes");
   /* An item is at least one byte and its comma another: at most half the bytes are items. */
-  size_t most = (length - (size_t)start) / 2 + 1;
+  size_t most = (length - start) / 2 + 1;
   uint32_t *bounds = malloc(most * 2 * sizeof *bounds);
   if (!bounds) return fail(env, "out of memory");
-  size_t count = frame_items(bytes, length, (size_t)start, bounds, most);
+  size_t count = frame_items(bytes, length, start, bounds, most);
   napi_value result = int32_array(env, bounds, count * 2);
   free(bounds);
   return result;
@@ -220,24 +225,21 @@ static napi_value frame(napi_env env, napi_callback_info info) {
 
 /* frameCsv(bytes, start, atEnd, maxRecordBytes) → { bounds, lines, next, lfs, handOver } (item_rows.h frame_csv). */
 static napi_value frame_csv_records(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
+  size_t argc = 4, length, start;
   napi_value argv[4];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   unsigned char *bytes;
-  size_t length;
-  bool is_buffer, at_end;
-  double start, max_record_bytes;
-  if (argc != 4 || napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer || napi_get_value_double(env, argv[1], &start) != napi_ok ||
-      napi_get_value_bool(env, argv[2], &at_end) != napi_ok || napi_get_value_double(env, argv[3], &max_record_bytes) != napi_ok)
-    return fail(env, "frameCsv(bytes, start, atEnd, maxRecordBytes)");
-  napi_get_buffer_info(env, argv[0], (void **)&bytes, &length);
-  if (start < 0 || start > (double)length || length > INT32_MAX) return fail(env, "start: outside bytes");
+  bool at_end;
+  double max_record_bytes;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != 4 || !bytes_from(env, argv, &bytes, &length, &start) || napi_get_value_bool(env, argv[2], &at_end) != napi_ok ||
+      napi_get_value_double(env, argv[3], &max_record_bytes) != napi_ok)
+    return fail(env, "frameCsv(bytes, start, atEnd, maxRecordBytes), start within bytes");
   /* A record is at least one byte and its LF another: at most half the bytes (and one) are records. */
-  size_t most = (length - (size_t)start) / 2 + 1;
+  size_t most = (length - start) / 2 + 1;
   uint32_t *bounds = malloc(most * 3 * sizeof *bounds);
   if (!bounds) return fail(env, "out of memory");
   CsvFrame frame;
-  frame_csv(bytes, length, (size_t)start, at_end, max_record_bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)max_record_bytes, bounds, bounds + 2 * most, most, &frame);
+  frame_csv(bytes, length, start, at_end, max_record_bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)max_record_bytes, bounds, bounds + 2 * most, most, &frame);
   napi_value result, value;
   napi_create_object(env, &result);
   napi_set_named_property(env, result, "bounds", int32_array(env, bounds, 2 * frame.count));

@@ -1,9 +1,10 @@
 /*
- * A publication's items read from their JSON text straight into stored rows: the text parsed,
- * the item checked and normalized as item-validation.ts does, its `extra` JSON written as
- * JSON.stringify writes it (item-row.ts), its quote_free bits worked out (quote-free.ts), the
- * feed check's rules counted (model/feed-rules.ts), and its row written in PostgreSQL's COPY
- * text format, which both dialects take (PostgreSQL's COPY; SQLite's price_export_copy_rows).
+ * A publication's items read from their JSON text (or a CSV record: csv_item_row) straight into
+ * stored rows: the text parsed, the item checked and normalized as item-validation.ts does, its
+ * `extra` JSON written as JSON.stringify writes it (item-row.ts), its quote_free bits worked out
+ * (quote-free.ts), the feed check's rules counted (model/feed-rules.ts), and its row written in
+ * PostgreSQL's COPY format: binary for PostgreSQL's COPY, text for SQLite's
+ * price_export_copy_rows.
  *
  * Why: done in JavaScript, a rich item cost the main thread ~27 µs (JSON.parse ~21 %, the
  * collector ~11 %, extraJson ~10 %, decoding ~7 %), and a publication of 1M items ran at
@@ -1023,8 +1024,6 @@ void distinct_free(Distinct *d) {
   d->used = 0;
 }
 
-/* ---------- one item ---------- */
-
 /* ---------- a row, in COPY's text or binary format ---------- */
 
 /*
@@ -1103,6 +1102,8 @@ static void field_extra(Row *row, const Item *item, int attribute_entries) {
 static void end_row(Row *row) {
   if (!row->binary) put_byte(row->b, '\n');
 }
+
+/* ---------- one item ---------- */
 
 /* Writes the row of a read and valid item, and counts it. */
 static void put_item_row(ItemRowsCall *call, const Item *item, int64_t seq) {

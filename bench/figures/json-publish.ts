@@ -163,6 +163,10 @@ async function main(): Promise<void> {
     for (const input of ['json', 'ndjson'] as const) if (!inputs.includes(input)) inputs.push(input);
     if (inputs.some((input) => !(input in INPUTS))) throw new Error(`--formats: one of ${Object.keys(INPUTS).join(', ')}`);
     const files = await generate(dir, count, shape === 'rich' ? richItem : rawItem);
+    // The ~3.7 GB just written go to disk before round 1, not during it: in three runs the
+    // first publication of round 1 took ~25.7 s where the others took 18–21 s (bench/RESULTS.md,
+    // "2026-11-27, evening").
+    execFileSync('sync');
     const mb = (file: string) => `${(statSync(file).size / 1e6).toFixed(0)} MB`;
     const sizes = `${count.toLocaleString('en-US')} ${shape} items: ${inputs.map((input) => `${input} ${mb(files[input])}`).join(', ')}, reference CSV ${mb(files.reference)}`;
     console.log(`${sizes}; load average before ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);

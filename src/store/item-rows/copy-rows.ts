@@ -13,8 +13,9 @@ import type { SequencedItem } from '../types.js';
 /**
  * COPY's binary format around the native reader's binary rows (PostgreSQL's docs, "COPY",
  * Binary Format): the signature, no flags, no header extension; and a field count of -1 to end.
- * PostgreSQL reads those rows with ~0.79× the work of the same rows as text: 300k rich rows
- * took 2.80 s against 3.73 s (medians of 7 alternating rounds; bench/RESULTS.md, "2026-11-27, evening").
+ * PostgreSQL reads those rows with ~0.79× the work of the same rows as text: 300k rows took
+ * 2.80 s against 3.73 s, and 2.98 against 3.77 (bench/copy-formats.ts, medians of 7 alternating
+ * rounds; bench/RESULTS.md, "2026-11-27, evening").
  */
 export const BINARY_COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 export const BINARY_COPY_TRAILER = Buffer.from([0xff, 0xff]);

@@ -69,7 +69,7 @@ export async function publishPriceList(db: Database, storeId: string, rows: Asyn
  * the store's native reader, and a JSON array's items and CSV records framed natively where the
  * store can.
  */
-export function readPublication(db: Database, input: Readable, format: SourceFormat, options: Omit<SourceOptions, 'raw' | 'frameJsonItems'> = {}): AsyncIterable<SourceRow | RawItems> {
+export function readPublication(db: Database, input: Readable, format: SourceFormat, options: Omit<SourceOptions, 'raw' | 'frameJsonItems' | 'frameCsvRecords'> = {}): AsyncIterable<SourceRow | RawItems> {
   return readSource(input, format, { ...options, raw: true, frameJsonItems: db.jsonItemFramer?.() ?? null, frameCsvRecords: db.csvRecordFramer?.() ?? null });
 }
 

@@ -222,14 +222,13 @@ function sqlInteger(n: number): string {
   return String(n);
 }
 
-/** COPY of rows in the text format (item-rows/copy-rows.ts) into `table`. */
 /** A batch's rows: the items JavaScript read, in COPY's text format; the native reader's, in its binary format. */
 interface CopyData {
   text: Buffer | null;
   binary: readonly Buffer[];
 }
 
-/** One COPY for each format the batch has rows in. */
+/** The batch's rows into `table`: one COPY for each format it has rows in (item-rows/copy-rows.ts). */
 async function copyInto(client: pg.ClientBase, table: string, data: CopyData): Promise<void> {
   if (data.text !== null) await copyPieces(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN`, [data.text]);
   if (data.binary.length > 0) await copyPieces(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN (FORMAT binary)`, [BINARY_COPY_HEADER, ...data.binary, BINARY_COPY_TRAILER]);

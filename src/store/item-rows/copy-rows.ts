@@ -17,7 +17,8 @@ import type { SequencedItem } from '../types.js';
  * 2.80 s against 3.73 s, and 2.98 against 3.77 (bench/copy-formats.ts, medians of 7 alternating
  * rounds; bench/RESULTS.md, "2026-11-27, evening").
  */
-export const BINARY_COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+export const BINARY_COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+export const BINARY_COPY_HEADER = Buffer.concat([BINARY_COPY_SIGNATURE, Buffer.alloc(8)]);
 export const BINARY_COPY_TRAILER = Buffer.from([0xff, 0xff]);
 
 /** The columns of a row, in order. */

@@ -7,10 +7,10 @@
  * count, and per field an int32 length (-1: NULL) and that many bytes; a field count of -1 ends
  * the data. Integers are big-endian.
  */
+import { BINARY_COPY_SIGNATURE } from '../item-rows/copy-rows.js';
 
-const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** Signature, flags, extension length. */
-const HEADER_BYTES = SIGNATURE.length + 4 + 4;
+const HEADER_BYTES = BINARY_COPY_SIGNATURE.length + 4 + 4;
 /** Bits 16–31 are critical flags (bit 16: OIDs included, servers before 12 only): rows laid out otherwise. */
 const CRITICAL_FLAGS = 0xffff0000;
 
@@ -205,7 +205,7 @@ export class CopyBinaryParser {
 
 /** The header's extension length, once the signature and flags are checked. */
 function readHeader(header: Buffer): number {
-  if (!header.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('COPY binary: not a binary COPY signature');
-  if ((header.readUInt32BE(SIGNATURE.length) & CRITICAL_FLAGS) !== 0) throw new Error('COPY binary: unknown critical flags');
-  return header.readUInt32BE(SIGNATURE.length + 4);
+  if (!header.subarray(0, BINARY_COPY_SIGNATURE.length).equals(BINARY_COPY_SIGNATURE)) throw new Error('COPY binary: not a binary COPY signature');
+  if ((header.readUInt32BE(BINARY_COPY_SIGNATURE.length) & CRITICAL_FLAGS) !== 0) throw new Error('COPY binary: unknown critical flags');
+  return header.readUInt32BE(BINARY_COPY_SIGNATURE.length + 4);
 }

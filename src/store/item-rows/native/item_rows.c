@@ -70,15 +70,6 @@ void bytes_free(Bytes *b) {
 
 /* ---------- JSON text ---------- */
 
-/* A string value, decoded: its UTF-8 bytes, JavaScript's length of it, and which bytes that need work it holds. */
-typedef struct {
-  const unsigned char *p;
-  size_t n;
-  size_t units;  /* UTF-16 code units: String#length */
-  size_t points; /* code points: what the feed rules count */
-  unsigned classes; /* CLASS of its bytes, or-ed */
-} Str;
-
 /*
  * The bytes the rows' texts are tested for (quote_free's, COPY's and JSON's escapes), as bits:
  * each text is read once into the or of its bytes' bits, and every test is then one `&`
@@ -1170,13 +1161,9 @@ int csv_column(CsvColumns *columns, const unsigned char *name, size_t length) {
   size_t k = columns->count;
   static const char prefix[] = "attributes.";
   if (length > sizeof prefix - 1 && memcmp(name, prefix, sizeof prefix - 1) == 0) {
-    Str key = {name + sizeof prefix - 1, length - (sizeof prefix - 1), 0, 0, 0};
-    measure(&key);
     columns->field[k] = CSV_ATTRIBUTE_COLUMN;
-    columns->key[k] = key.p;
-    columns->key_length[k] = key.n;
-    columns->key_units[k] = key.units;
-    columns->key_classes[k] = key.classes;
+    columns->key[k] = (Str){name + sizeof prefix - 1, length - (sizeof prefix - 1), 0, 0, 0};
+    measure(&columns->key[k]);
   } else {
     Str s = {name, length, 0, 0, 0};
     if ((columns->field[k] = field_of(&s)) < 0) return 0; /* `attributes.` alone: a problem JavaScript tells */
@@ -1283,7 +1270,7 @@ static int read_cell(ItemRowsCall *call, Item *item, int field, const Str *cell,
 /* An `attributes.<key>` cell, after the `attributes` cell's entries (collectAttributeColumns). 0: left to JavaScript. */
 static int read_attribute_cell(ItemRowsCall *call, Item *item, const CsvColumns *columns, size_t k, const Str *cell) {
   if (cell->n == 0) return 1;
-  Str key = {columns->key[k], columns->key_length[k], columns->key_units[k], 0, columns->key_classes[k]};
+  const Str key = columns->key[k];
   if (index_like(&key) || (key.n == 9 && memcmp(key.p, "__proto__", 9) == 0) || !good_text(call, &key) || !good_text(call, cell)) return 0;
   /* A key the `attributes` cell holds too: the column's value replaces it in place, which JavaScript writes. */
   for (int i = 0; i < item->attribute_count; i++) {

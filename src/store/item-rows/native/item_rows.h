@@ -69,6 +69,15 @@ int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int6
 
 void bytes_free(Bytes *b);
 
+/* A string value, decoded: its UTF-8 bytes, JavaScript's length of it, and which bytes that need work it holds (item_rows.c CLASS). */
+typedef struct {
+  const unsigned char *p;
+  size_t n;
+  size_t units;  /* UTF-16 code units: String#length */
+  size_t points; /* code points: what the feed rules count */
+  unsigned classes; /* CLASS of its bytes, or-ed */
+} Str;
+
 /* ---------- CSV (csv_frame.c finds the records, csv_item_row reads one) ---------- */
 
 /* The columns of a CSV publication, as its header names them (the domain checked the header). */
@@ -78,11 +87,8 @@ typedef struct {
   size_t count;
   /* The item field each column holds (item_rows.c's F_*), or CSV_ATTRIBUTE_COLUMN for `attributes.<key>`. */
   int field[MAX_CSV_COLUMNS];
-  /* An attribute column's key: its UTF-8 bytes, JavaScript's length of it and its classes (set by csv_column). */
-  const unsigned char *key[MAX_CSV_COLUMNS];
-  size_t key_length[MAX_CSV_COLUMNS];
-  size_t key_units[MAX_CSV_COLUMNS];
-  unsigned key_classes[MAX_CSV_COLUMNS];
+  /* An attribute column's key, measured (set by csv_column). */
+  Str key[MAX_CSV_COLUMNS];
 } CsvColumns;
 
 /* Adds the column named `name` (kept, not copied); 0 when the reader does not read it or there are too many. */

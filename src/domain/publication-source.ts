@@ -47,14 +47,19 @@ export class RawItems {
     private readonly first: number,
     /** CSV records (CsvRecords): the header's names; null for JSON texts. */
     readonly columns: readonly string[] | null = null,
-  ) {}
+  ) {
+    this.positions = new ItemPositions(bounds.length / 2, lines, first);
+  }
+
+  /** Where the items stood in the file, without their bytes (what a batch keeps of its rows' items). */
+  readonly positions: ItemPositions;
 
   get count(): number {
     return this.bounds.length / 2;
   }
 
   position(k: number): string {
-    return this.lines === null ? `items[${this.first + k}]` : `line ${this.lines[k]}`;
+    return this.positions.at(k);
   }
 
   /** Item `k` as readSource's rows give it: parsed by JSON.parse; an NDJSON line that is not JSON is an InvalidJson row, a JSON item the file's refusal. */
@@ -68,6 +73,19 @@ export class RawItems {
       raw = new InvalidJson((error as Error).message);
     }
     return { position: this.position(k), raw, text: false };
+  }
+}
+
+/** Where a group's items stood in the file: its lines (NDJSON, CSV) or its first item's index (JSON). */
+export class ItemPositions {
+  constructor(
+    readonly count: number,
+    private readonly lines: Int32Array | null,
+    private readonly first: number,
+  ) {}
+
+  at(k: number): string {
+    return this.lines === null ? `items[${this.first + k}]` : `line ${this.lines[k]}`;
   }
 }
 

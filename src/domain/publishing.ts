@@ -8,7 +8,7 @@ import { getGuard, judge } from './guard.js';
 import { sweep } from './versions.js';
 import { normalizeItem } from './item-validation.js';
 import type { Readable } from 'node:stream';
-import { InvalidJson, RawItems, readSource, type SourceFormat, type SourceOptions, type SourceRow } from './publication-source.js';
+import { InvalidJson, type ItemPositions, RawItems, readSource, type SourceFormat, type SourceOptions, type SourceRow } from './publication-source.js';
 import { DEFAULT_MAX_FIELD_CHARS } from '../config/config.js';
 import type { FeedCheckTally } from '../model/feed-check.js';
 
@@ -18,13 +18,14 @@ import type { FeedCheckTally } from '../model/feed-check.js';
  * peaked at +680 MiB RSS, garbage of short-lived batches included; at 2,000, ~+190 MiB.
  * SQLite's append thread still commits ~20,000 rows at a time, over several batches
  * (store/sqlite/append-worker.ts): a commit per batch made 1M lean items publish ~1.6× slower.
+ * A store's native reader may ask for more of its rows a batch (ItemRowReader.rowsPerAppend).
  */
 export const PUBLISH_BATCH_SIZE = 2_000;
 /** Bad rows listed in one answer; the count covers them all. */
 const MAX_REPORTED_PROBLEMS = 1000;
 
 export interface PublishOptions {
-  /** Called every PUBLISH_BATCH_SIZE rows with the rows read so far. */
+  /** Called as each batch is stored, with the rows read so far. */
   onProgress?: (rowsRead: number) => void;
   /** `publish --force`: skip the guard for a deliberate large change (the diff still says what tripped). */
   force?: boolean;
@@ -97,7 +98,9 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
   let list: PriceListRecord;
   const currencies = new Set<string>();
   const categoryPaths = new Set<string>();
-  let batch = new Batch();
+  // A row is its bytes, not objects: where the store takes more of them an append, a batch holds more.
+  const rowsWorth = Math.max(PUBLISH_BATCH_SIZE, reader?.reader.rowsPerAppend ?? 0);
+  let batch = new Batch(rowsWorth);
   // One append in flight while the next batch is read and validated: the database and the
   // parsing overlap instead of taking turns (bench/publish.ts measured the difference). A full
   // batch waits for the append before it, so no more than two batches are ever held: the
@@ -107,7 +110,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
     if (batch.size === 0) return;
     const sent = batch;
     const readBefore = rowsRead;
-    batch = new Batch();
+    batch = new Batch(rowsWorth);
     await inFlight;
     // Only the positions are kept while the store works: the items are its to free.
     const appended = draft.append(sent.items, sent.rows).then((duplicates) => {
@@ -141,7 +144,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
       // A group is a slice's items (up to ~7,000 lean ones): flushed as it goes, to hold no more than a batch of items.
       for (let k = 0; k < group.count; k++) {
         takeRow(group.row(k), first + k);
-        if (batch.size >= PUBLISH_BATCH_SIZE) await flush();
+        if (batch.full) await flush();
       }
       return;
     }
@@ -155,7 +158,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
     paths.pop();
     for (const path of paths) categoryPaths.add(path);
     tallies.forEach((tally, t) => tally.addCounted(read.accepted, (rule) => read.ruleCounts[reader.countAt[t].get(rule)!]));
-    batch.takeRows({ bytes: read.rows, count: read.accepted }, group, first);
+    batch.takeRows({ bytes: read.rows, count: read.accepted }, group.positions, first);
   };
 
   try {
@@ -167,7 +170,7 @@ async function publishUnmeasured(db: Database, storeId: string, rows: AsyncItera
       } else {
         takeRow(entry, rowsRead++);
       }
-      if (batch.size >= PUBLISH_BATCH_SIZE) await flush();
+      if (batch.full) await flush();
     }
     await flush();
     await inFlight;
@@ -209,7 +212,15 @@ class Batch {
   rows: ItemRows[] = [];
   size = 0;
   private readonly positions = new Map<number, string>();
-  private readonly groups: { first: number; group: RawItems }[] = [];
+  private readonly groups: { first: number; positions: ItemPositions }[] = [];
+
+  /** `rowsWorth`: the store reader's rows a batch holds in place of PUBLISH_BATCH_SIZE items. */
+  constructor(private readonly rowsWorth: number) {}
+
+  /** Holds a batch's worth: PUBLISH_BATCH_SIZE items, `rowsWorth` rows, or the like of both. */
+  get full(): boolean {
+    return this.items.length / PUBLISH_BATCH_SIZE + (this.size - this.items.length) / this.rowsWorth >= 1;
+  }
 
   take(item: SequencedItem, position: string): void {
     this.items.push(item);
@@ -217,9 +228,10 @@ class Batch {
     this.size++;
   }
 
-  takeRows(rows: ItemRows, group: RawItems, first: number): void {
+  /** `positions`: where the rows' items stood; not their group, whose bytes the batch need not hold. */
+  takeRows(rows: ItemRows, positions: ItemPositions, first: number): void {
     this.rows.push(rows);
-    this.groups.push({ first, group });
+    this.groups.push({ first, positions });
     this.size += rows.count;
   }
 
@@ -227,8 +239,8 @@ class Batch {
   positionOf(seq: number): string {
     const position = this.positions.get(seq);
     if (position !== undefined) return position;
-    const { first, group } = this.groups.find(({ first, group }) => seq >= first && seq < first + group.count)!;
-    return group.position(seq - first);
+    const { first, positions } = this.groups.find(({ first, positions }) => seq >= first && seq < first + positions.count)!;
+    return positions.at(seq - first);
   }
 }
 

@@ -135,6 +135,8 @@ export interface ItemRowReader {
    * `columns`: null for JSON texts; for CSV records (a CsvRecordFramer's), the header's names.
    */
   read(bytes: Buffer, bounds: Int32Array, firstSeq: number, storeCurrency: string, maxFieldChars: number, columns: readonly string[] | null): ItemRowsRead;
+  /** Rows of its making an append takes best at a time, where more than the domain's batch of items (publishing.ts). */
+  readonly rowsPerAppend?: number;
 }
 
 /** Where a CsvRecordFramer stopped, and the records it found. */

@@ -10,8 +10,8 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/errors/app-error.js';
 import type { SourceFormat } from '../../src/domain/publication-source.js';
-import { publishPriceList, readPublication } from '../../src/domain/publishing.js';
-import type { Database, ItemRowReader } from '../../src/store/types.js';
+import { publishPriceList, PUBLISH_BATCH_SIZE, readPublication } from '../../src/domain/publishing.js';
+import type { Database, ItemRowReader, PublicationDraft } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { rawItem, richItem } from '../../bench/bench-data.js';
 
@@ -113,6 +113,43 @@ function counting(db: Database, taken: { count: number }): Database {
   return { ...db, priceLists };
 }
 
+/** What `batching` saw: each append's rows, and the most rows read but not yet stored at any time. */
+interface Appends { sizes: number[]; read: number; stored: number; mostAhead: number }
+
+/**
+ * `db` whose drafts' reader asks for `rowsPerAppend` rows an append (undefined: none), and whose
+ * appends are counted and each held back a turn, so the reading runs ahead of the store as far
+ * as the publication lets it.
+ */
+function batching(db: Database, rowsPerAppend: number | undefined, seen: Appends): Database {
+  const priceLists = Object.create(db.priceLists) as Database['priceLists'];
+  priceLists.beginPublication = async (storeId: string) => {
+    const draft = await db.priceLists.beginPublication(storeId);
+    const reader = draft.rowReader;
+    assert.ok(reader, 'this store has no native item reader (node scripts/build-native.mjs)');
+    const asking: ItemRowReader = {
+      rules: reader.rules,
+      rowsPerAppend,
+      read: (...args) => {
+        const read = reader.read(...args);
+        seen.read += read.accepted;
+        seen.mostAhead = Math.max(seen.mostAhead, seen.read - seen.stored);
+        return read;
+      },
+    };
+    const append: PublicationDraft['append'] = (items, rows = []) => {
+      const count = items.length + rows.reduce((sum, r) => sum + r.count, 0);
+      seen.sizes.push(count);
+      return new Promise((resolve, reject) => setImmediate(() => draft.append(items, rows).then((duplicates) => {
+        seen.stored += count;
+        resolve(duplicates);
+      }, reject)));
+    };
+    return { id: draft.id, append, appended: () => draft.appended(), commit: (s, o) => draft.commit(s, o), abort: () => draft.abort(), rowReader: asking };
+  };
+  return { ...db, priceLists };
+}
+
 /** Every stored column of a list's rows, quote_free included, in seq order, as text. */
 async function storedRows(testDb: TestDatabase, listId: number): Promise<string[]> {
   const sql = 'SELECT seq, offer_id, name, price, old_price, currency, available, quantity, url, extra, quote_free FROM price_items WHERE price_list_id = $1 ORDER BY seq';
@@ -170,6 +207,22 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await storedRows(testDb, native.id), await storedRows(testDb, javascript.id));
       });
     }
+
+    it("hands the store as many of the reader's rows an append as it asks for, and holds no more than two appends' worth", async () => {
+      // Sent 50 lines a chunk, so the reader takes them 50 at a time.
+      const lines = catalogue(9050).map((item) => JSON.stringify(item));
+      const chunks = Array.from({ length: lines.length / 50 }, (_, k) => Buffer.from(lines.slice(50 * k, 50 * k + 50).join('\n') + '\n'));
+      for (const [asked, batch] of [[3000, 3000], [undefined, PUBLISH_BATCH_SIZE], [500, PUBLISH_BATCH_SIZE]] as const) {
+        const seen: Appends = { sizes: [], read: 0, stored: 0, mostAhead: 0 };
+        const db = batching(testDb.db, asked, seen);
+        const list = await publishPriceList(db, await store(), readPublication(db, Readable.from(chunks), 'ndjson'));
+        assert.equal(list.item_count, 9050);
+        assert.equal(seen.sizes.reduce((sum, size) => sum + size, 0), 9050);
+        // Each append but the last closes at the chunk that fills it.
+        for (const size of seen.sizes.slice(0, -1)) assert.ok(size >= batch && size < batch + 50, `asked ${asked}: an append of ${size} rows (${seen.sizes})`);
+        assert.ok(seen.mostAhead <= 2 * (batch + 50), `asked ${asked}: ${seen.mostAhead} rows read ahead of the store`);
+      }
+    });
 
     it('refuses a bad file with the same problems, positions and count', async () => {
       const items: unknown[] = catalogue(3000);

@@ -45,13 +45,15 @@ export function csvRecordFramer(): CsvRecordFramer | null {
 
 /**
  * The reader into one draft's rows, in COPY's text format (both dialects take it) or its binary
- * format (PostgreSQL: copy-rows.ts BINARY_COPY_HEADER); null without the module.
+ * format (PostgreSQL: copy-rows.ts BINARY_COPY_HEADER), with the rows an append of the store takes
+ * best (ItemRowReader.rowsPerAppend); null without the module.
  */
-export function itemRowReader(draftId: number, format: 'text' | 'binary' = 'text'): ItemRowReader | null {
+export function itemRowReader(draftId: number, format: 'text' | 'binary' = 'text', rowsPerAppend?: number): ItemRowReader | null {
   const module = itemRowsModule();
   if (module === null) return null;
   return {
     rules: ITEM_ROW_RULES,
+    rowsPerAppend,
     read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars, columns) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, format === 'binary'),
   };
 }

@@ -6,8 +6,14 @@
  * shape and indexes — `sqlite3 .import`, `psql \copy` (goal ≥ 1.0×); and the publication's
  * peak RSS over its process's RSS before it began (goal ≤ +250 MB).
  *
- *   node --import tsx bench/figures/json-publish.ts [--items 1000000] [--rounds 5] [--shape rich|lean] [--quick]
+ *   node --import tsx bench/figures/json-publish.ts [--items 1000000] [--rounds 5] [--warm-up 1] [--shape rich|lean] [--quick]
  *        [--formats json,ndjson[,items,csv]] [--dialects sqlite,postgresql] [--database-url postgres://admin-url]
+ *
+ * Before the measured rounds, --warm-up rounds (1 by default) run every step uncounted: the first
+ * publication of round 1 took 1.3–1.5× the others in most runs of 2026-11-27 (bench/RESULTS.md,
+ * "late evening"; on PostgreSQL likely the WAL segments an idle server had trimmed and makes anew,
+ * zero-filled; on SQLite the cause was not found), and rotation put that cost on one input's
+ * round 1, never on the reference's.
  *
  * Both dialects by default. PostgreSQL's publications go into a fresh database each time (made
  * through the admin URL: --database-url, else PRICE_EXPORT_TEST_PG_URL, else
@@ -42,6 +48,7 @@ const { values: args, positionals } = parseArgs({
   options: {
     items: { type: 'string' },
     rounds: { type: 'string', default: '5' },
+    'warm-up': { type: 'string', default: '1' },
     shape: { type: 'string', default: 'rich' },
     quick: { type: 'boolean', default: false },
     child: { type: 'boolean', default: false },
@@ -196,6 +203,11 @@ async function measureDialect(dialect: Dialect, { count, rounds, shape, inputs, 
     ...inputs.map((input) => async () => runs[input].push(await publishFresh(dialect, files[input], INPUTS[input], dir, count, adminUrl))),
     async () => reference.push(dialect === 'sqlite' ? sqliteImport(files.reference, join(dir, 'reference.db')) : await psqlCopy(files.reference, adminUrl)),
   ];
+  for (let round = 0; round < Number(args['warm-up']); round++) {
+    for (const step of steps) await step();
+    const published = inputs.map((input) => `${input} ${runs[input].pop()!.seconds.toFixed(2)} s`);
+    console.log(`${label} warm-up round ${round + 1} (not counted): ${published.join(', ')}, ${referenceName} ${reference.pop()!.toFixed(2)} s`);
+  }
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < steps.length; k++) await steps[(k + round) % steps.length]();
     const published = inputs.map((input) => `${input} ${runs[input][round].seconds.toFixed(2)} s (+${runs[input][round].rssGrowthMiB.toFixed(0)} MiB)`);

@@ -176,7 +176,7 @@ export interface ItemRowsRead {
   left: Int32Array;
   available: number;
   ruleCounts: number[];
-  /** The items' currencies and category paths ('' for none), each ended by a NUL; not all distinct. */
+  /** The items' currencies and category paths ('' for none) that no earlier read of this reader handed over, each ended by a NUL (not always distinct: the caller keeps a Set). */
   currencies: string;
   categories: string;
 }

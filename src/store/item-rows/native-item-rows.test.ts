@@ -75,8 +75,8 @@ function binaryAsText(row: Buffer): string {
 /** The module's answer: null when it leaves the item to JavaScript. Its binary row (PostgreSQL's) must hold the text row's values. */
 function native(text: string, seq: number, maxFieldChars: number): Answer | null {
   const bytes = Buffer.from(text);
-  const read = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null, false);
-  const binary = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null, true);
+  const read = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null, false, module!.seen());
+  const binary = module!.read(bytes, Int32Array.of(0, bytes.length), DRAFT, seq, 'RUB', maxFieldChars, null, true, module!.seen());
   assert.equal(binary.accepted, read.accepted);
   if (read.left.length === 1) {
     assert.equal(read.accepted, 0);
@@ -125,11 +125,38 @@ describe('the native item reader', { skip }, () => {
       bounds.push(at, at + Buffer.byteLength(text));
       at += Buffer.byteLength(text) + 1;
     }
-    const read = module!.read(bytes, Int32Array.from(bounds), DRAFT, 100, 'RUB', 1_000_000, null, false);
+    const read = module!.read(bytes, Int32Array.from(bounds), DRAFT, 100, 'RUB', 1_000_000, null, false, module!.seen());
     assert.deepEqual([...read.left], [1, 3]);
     assert.equal(read.accepted, 2);
     const rows = read.rows.toString();
     assert.equal(rows, javascript(texts[0], 100, 1e6)!.row + javascript(texts[2], 102, 1e6)!.row);
+  });
+
+  test('hands over each currency and category path once a publication: what its earlier reads did not', () => {
+    // 5,000 paths, so the table grows many times; each read repeats half of the one before.
+    const item = (i: number) => JSON.stringify({ offer_id: `c-${i}`, name: 'Чайник', price: 10, currency: i % 3 === 0 ? 'USD' : 'RUB', ...(i % 7 === 0 ? {} : { category: `Дом / Группа ${i}` }) });
+    const read = (seen: ReturnType<NonNullable<typeof module>['seen']>, from: number, to: number) => {
+      const texts = Array.from({ length: to - from }, (_, k) => item(from + k));
+      const bytes = Buffer.from(texts.join('\n'));
+      const bounds: number[] = [];
+      for (let k = 0, at = 0; k < texts.length; at += Buffer.byteLength(texts[k]) + 1, k++) bounds.push(at, at + Buffer.byteLength(texts[k]));
+      const answer = module!.read(bytes, Int32Array.from(bounds), DRAFT, from, 'RUB', 1_000_000, null, false, seen);
+      assert.equal(answer.accepted, to - from);
+      return { currencies: answer.currencies.split('\0').slice(0, -1), categories: answer.categories.split('\0').slice(0, -1) };
+    };
+    const seen = module!.seen();
+    const handed = { currencies: [] as string[], categories: [] as string[] };
+    for (let from = 0; from < 5000; from += 500) {
+      const answer = read(seen, Math.max(0, from - 250), from + 500);
+      handed.currencies.push(...answer.currencies);
+      handed.categories.push(...answer.categories);
+    }
+    const paths = ['', ...Array.from({ length: 5000 }, (_, i) => i).filter((i) => i % 7 !== 0).map((i) => `Дом / Группа ${i}`)];
+    assert.deepEqual([...handed.categories].sort(), paths.sort(), 'every path once');
+    assert.deepEqual(handed.currencies, ['USD', 'RUB']);
+    // Another publication's reads hand over everything again.
+    assert.deepEqual(read(module!.seen(), 0, 3), { currencies: ['USD', 'RUB'], categories: ['', 'Дом / Группа 1', 'Дом / Группа 2'] });
+    assert.throws(() => module!.read(Buffer.from('{}'), Int32Array.of(0, 2), DRAFT, 0, 'RUB', 1, null, false, {} as never), /seen: what seen\(\) gave/);
   });
 
   test('leaves what it does not read exactly as JavaScript does (hostile and unusual items)', () => {

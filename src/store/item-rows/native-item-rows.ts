@@ -8,7 +8,7 @@ import type { CsvRecordFramer, ItemRowReader, ItemRowsRead, JsonItemFramer } fro
  */
 
 /** The version of the module's call and rows (ITEM_ROWS_VERSION in native/item_rows_module.c). */
-export const ITEM_ROWS_VERSION = 4;
+export const ITEM_ROWS_VERSION = 5;
 
 /** The feed check's rules the module counts, as `target/rule`, in the order of its counts (item_rows.h). */
 export const ITEM_ROW_RULES: readonly string[] = [
@@ -19,11 +19,17 @@ export const ITEM_ROW_RULES: readonly string[] = [
 ];
 
 interface ItemRowsModule {
-  read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number, columns: readonly string[] | null, binary: boolean): ItemRowsRead;
+  read(bytes: Buffer, bounds: Int32Array, draftId: number, firstSeq: number, storeCurrency: string, maxFieldChars: number, columns: readonly string[] | null, binary: boolean, seen: Seen): ItemRowsRead;
+  /** What one publication's calls of read share: the currencies and category paths they handed over. */
+  seen(): Seen;
   frame: JsonItemFramer;
   frameCsv: CsvRecordFramer;
   version(): number;
 }
+
+/** The module's record of the texts a publication's reads handed over (an external). */
+declare const seenBrand: unique symbol;
+type Seen = { readonly [seenBrand]: true };
 
 let loaded: ItemRowsModule | null | undefined;
 
@@ -51,9 +57,11 @@ export function csvRecordFramer(): CsvRecordFramer | null {
 export function itemRowReader(draftId: number, format: 'text' | 'binary' = 'text', rowsPerAppend?: number): ItemRowReader | null {
   const module = itemRowsModule();
   if (module === null) return null;
+  // One per publication: each read hands over only the currencies and categories new to it.
+  const seen = module.seen();
   return {
     rules: ITEM_ROW_RULES,
     rowsPerAppend,
-    read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars, columns) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, format === 'binary'),
+    read: (bytes, bounds, firstSeq, storeCurrency, maxFieldChars, columns) => module.read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, format === 'binary', seen),
   };
 }

@@ -985,34 +985,68 @@ static uint32_t hash_of(const unsigned char *s, size_t n) {
   return h;
 }
 
+/* Doubles the table (or makes its first); 0 at DISTINCT_MAX_TEXTS or out of memory. */
+static int grow_distinct(Distinct *d) {
+  uint32_t capacity = d->capacity ? d->capacity * 2 : 256;
+  if (capacity / 4 * 3 > DISTINCT_MAX_TEXTS) return 0;
+  uint32_t *slots = calloc(capacity, sizeof *slots), *lengths = malloc(capacity * sizeof *lengths);
+  if (!slots || !lengths) {
+    free(slots);
+    free(lengths);
+    return 0;
+  }
+  for (uint32_t k = 0; k < d->capacity; k++) {
+    if (d->slots[k] == 0) continue;
+    uint32_t i = hash_of(d->known.bytes + d->slots[k] - 1, d->lengths[k]) & (capacity - 1);
+    while (slots[i]) i = (i + 1) & (capacity - 1);
+    slots[i] = d->slots[k];
+    lengths[i] = d->lengths[k];
+  }
+  free(d->slots);
+  free(d->lengths);
+  d->slots = slots;
+  d->lengths = lengths;
+  d->capacity = capacity;
+  return 1;
+}
+
 /*
- * Adds `s` to the list (each text ended by a NUL) unless it is there: a call's items mostly
- * repeat a few currencies and categories, and each text handed to JavaScript is decoded there.
- * Past DISTINCT_SLOTS * 3/4 texts it stops looking and adds them all (the caller's Set makes
- * them distinct).
+ * Hands `s` over in `fresh` (ended by a NUL) unless the publication did already: its items
+ * mostly repeat a few currencies and categories, and each text handed to JavaScript is decoded
+ * there and looked up in a Set (~4 % of the main thread over rich items, when each call handed
+ * its own). Past the table's bounds every text is handed over; the caller's Set keeps them distinct.
  */
-static void note_distinct(Distinct *d, const unsigned char *s, size_t n) {
-  if (d->used < DISTINCT_SLOTS / 4 * 3) {
-    uint32_t h = hash_of(s, n);
-    for (uint32_t i = h % DISTINCT_SLOTS;; i = (i + 1) % DISTINCT_SLOTS) {
-      uint32_t at = d->slots[i];
-      if (at == 0) {
-        d->slots[i] = (uint32_t)d->list.length + 1;
+static void note_distinct(Distinct *d, Bytes *fresh, const unsigned char *s, size_t n) {
+  if (!d->full && d->used + 1 > d->capacity / 4 * 3 && !grow_distinct(d)) d->full = 1;
+  if (!d->full) {
+    uint32_t i = hash_of(s, n) & (d->capacity - 1);
+    for (; d->slots[i]; i = (i + 1) & (d->capacity - 1)) {
+      if (d->lengths[i] == n && memcmp(d->known.bytes + d->slots[i] - 1, s, n) == 0) return;
+    }
+    size_t offset = d->known.length;
+    if (offset + n + 1 > DISTINCT_MAX_BYTES) {
+      d->full = 1;
+    } else {
+      put(&d->known, s, n);
+      put_byte(&d->known, 0);
+      if (d->known.failed) {
+        d->full = 1;
+      } else {
+        d->slots[i] = (uint32_t)offset + 1;
         d->lengths[i] = (uint32_t)n;
         d->used++;
-        break;
       }
-      if (d->lengths[i] == n && memcmp(d->list.bytes + at - 1, s, n) == 0) return;
     }
   }
-  put(&d->list, s, n);
-  put_byte(&d->list, 0);
+  put(fresh, s, n);
+  put_byte(fresh, 0);
 }
 
 void distinct_free(Distinct *d) {
-  bytes_free(&d->list);
-  memset(d->slots, 0, sizeof d->slots);
-  d->used = 0;
+  bytes_free(&d->known);
+  free(d->slots);
+  free(d->lengths);
+  memset(d, 0, sizeof *d);
 }
 
 /* ---------- a row, in COPY's text or binary format ---------- */
@@ -1137,10 +1171,10 @@ static void put_item_row(ItemRowsCall *call, const Item *item, int64_t seq) {
   call->accepted++;
   call->available += available;
   count_rules(call, item, seq, offer_id, name, currency, url);
-  note_distinct(&call->currencies, (const unsigned char *)currency, 3);
+  note_distinct(&call->seen->currencies, &call->currencies, (const unsigned char *)currency, 3);
   const Str *category = present_text(item, F_CATEGORY);
-  if (category) note_distinct(&call->categories, category->p, category->n);
-  else note_distinct(&call->categories, (const unsigned char *)"", 0);
+  if (category) note_distinct(&call->seen->categories, &call->categories, category->p, category->n);
+  else note_distinct(&call->seen->categories, &call->categories, (const unsigned char *)"", 0);
 }
 
 int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int64_t seq, unsigned char *scratch) {

@@ -29,16 +29,28 @@ typedef struct {
   int failed; /* out of memory */
 } Bytes;
 
-/* Texts noted once each (item_rows.c note_distinct). */
-#define DISTINCT_SLOTS 4096
+/*
+ * Texts a publication has handed to JavaScript (item_rows.c note_distinct): a table of their
+ * offsets in `known`, grown as it fills, up to DISTINCT_MAX_TEXTS texts or DISTINCT_MAX_BYTES.
+ */
+#define DISTINCT_MAX_TEXTS (1u << 18)
+#define DISTINCT_MAX_BYTES ((size_t)16 << 20)
 typedef struct {
-  Bytes list;
-  uint32_t slots[DISTINCT_SLOTS]; /* 1 + the text's offset in list; 0: empty */
-  uint32_t lengths[DISTINCT_SLOTS];
+  Bytes known;       /* each text, ended by a NUL */
+  uint32_t *slots;   /* 1 + a text's offset in known; 0: empty */
+  uint32_t *lengths;
+  uint32_t capacity; /* slots: 0 or a power of two */
   uint32_t used;
+  int full;          /* at a bound, or out of memory: every later text is handed over */
 } Distinct;
 
 void distinct_free(Distinct *d);
+
+/* What the calls of one publication share (item_rows_module.c's `seen`). */
+typedef struct {
+  Distinct currencies;
+  Distinct categories;
+} Seen;
 
 /* What one call reads, and what it adds up for the publication. */
 typedef struct {
@@ -50,14 +62,16 @@ typedef struct {
   int64_t max_field_chars;
   /* Rows in COPY's binary format (PostgreSQL), else its text format (both dialects). */
   int binary;
+  /* The texts earlier calls of the publication handed over. */
+  Seen *seen;
   /* Out. */
   Bytes rows;
   uint32_t accepted;
   uint32_t available;
   uint32_t rule_counts[RULE_COUNT];
-  /* Distinct currencies and category paths of the accepted items, each ended by a NUL. */
-  Distinct currencies;
-  Distinct categories;
+  /* The accepted items' currencies and category paths not in `seen` (now added), each ended by a NUL. */
+  Bytes currencies;
+  Bytes categories;
 } ItemRowsCall;
 
 /*

@@ -1,7 +1,9 @@
 /*
  * The Node-API side of item_rows.c (native-item-rows.ts loads it):
  *
- *   read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, binary) → {
+ *   seen() → an external: what one publication's calls of read share
+ *
+ *   read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, binary, seen) → {
  *     rows, accepted, left, available, ruleCounts, currencies, categories }
  *
  * `bytes` a Buffer holding the items' JSON texts, or CSV records when `columns` (an array of
@@ -10,7 +12,8 @@
  * COPY's binary format when `binary`, without its header and trailer, else in its text
  * format), `left` the indexes of the items it left to JavaScript (an Int32Array),
  * `ruleCounts` the feed rules' counts over the items it took (item_rows.h's order),
- * `currencies` and `categories` their texts, each ended by a NUL (not all distinct).
+ * `currencies` and `categories` their texts that no earlier call with `seen` handed over, each
+ * ended by a NUL (all of them past the bounds of `seen`'s tables: item_rows.h Distinct).
  *
  *   frame(bytes, start) → Int32Array
  *
@@ -35,7 +38,7 @@
 #include "item_rows.h"
 
 /* native-item-rows.ts ITEM_ROWS_VERSION: raised with any change to the call or the rows. */
-#define ITEM_ROWS_VERSION 4
+#define ITEM_ROWS_VERSION 5
 
 static napi_value fail(napi_env env, const char *message) {
   napi_throw_type_error(env, NULL, message);
@@ -74,11 +77,41 @@ static int read_columns(napi_env env, napi_value array, CsvColumns *columns, cha
   return readable;
 }
 
+/* Tells a `seen` external from any other (napi_check_object_type_tag). */
+static const napi_type_tag SEEN_TAG = {0x7072696365657870ull, 0x6f72747365656e31ull};
+
+static void free_seen(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  Seen *seen = data;
+  distinct_free(&seen->currencies);
+  distinct_free(&seen->categories);
+  free(seen);
+}
+
+/* seen() → an external holding the texts a publication's calls handed over, freed with it. */
+static napi_value new_seen(napi_env env, napi_callback_info info) {
+  (void)info;
+  Seen *seen = calloc(1, sizeof *seen);
+  if (!seen) return fail(env, "out of memory");
+  napi_value value;
+  if (napi_create_external(env, seen, free_seen, NULL, &value) != napi_ok) {
+    free(seen);
+    return fail(env, "out of memory");
+  }
+  napi_type_tag_object(env, value, &SEEN_TAG);
+  return value;
+}
+
 static napi_value read_items(napi_env env, napi_callback_info info) {
-  size_t argc = 8;
-  napi_value argv[8];
+  size_t argc = 9;
+  napi_value argv[9];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 8) return fail(env, "read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, binary)");
+  if (argc != 9) return fail(env, "read(bytes, bounds, draftId, firstSeq, storeCurrency, maxFieldChars, columns, binary, seen)");
+  bool tagged = false;
+  Seen *seen = NULL;
+  if (napi_check_object_type_tag(env, argv[8], &SEEN_TAG, &tagged) != napi_ok || !tagged || napi_get_value_external(env, argv[8], (void **)&seen) != napi_ok)
+    return fail(env, "seen: what seen() gave");
   unsigned char *bytes;
   size_t byte_length;
   bool is_buffer;
@@ -105,6 +138,7 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   bool binary;
   if (napi_get_value_bool(env, argv[7], &binary) != napi_ok) return fail(env, "binary: a boolean");
   call.binary = binary;
+  call.seen = seen;
   call.draft_id = (int64_t)draft_id;
   call.max_field_chars = (int64_t)max_field_chars;
 
@@ -144,11 +178,11 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
   }
   free(scratch);
   free(names);
-  if (call.rows.failed || call.currencies.list.failed || call.categories.list.failed) {
+  if (call.rows.failed || call.currencies.failed || call.categories.failed) {
     free(left);
     bytes_free(&call.rows);
-    distinct_free(&call.currencies);
-    distinct_free(&call.categories);
+    bytes_free(&call.currencies);
+    bytes_free(&call.categories);
     return fail(env, "out of memory");
   }
 
@@ -177,12 +211,12 @@ static napi_value read_items(napi_env env, napi_callback_info info) {
     napi_set_element(env, value, i, count);
   }
   napi_set_named_property(env, result, "ruleCounts", value);
-  napi_create_string_utf8(env, (const char *)call.currencies.list.bytes, call.currencies.list.length, &value);
+  napi_create_string_utf8(env, (const char *)call.currencies.bytes, call.currencies.length, &value);
   napi_set_named_property(env, result, "currencies", value);
-  napi_create_string_utf8(env, (const char *)call.categories.list.bytes, call.categories.list.length, &value);
+  napi_create_string_utf8(env, (const char *)call.categories.bytes, call.categories.length, &value);
   napi_set_named_property(env, result, "categories", value);
-  distinct_free(&call.currencies);
-  distinct_free(&call.categories);
+  bytes_free(&call.currencies);
+  bytes_free(&call.categories);
   return result;
 }
 
@@ -265,6 +299,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   napi_create_function(env, "read", NAPI_AUTO_LENGTH, read_items, NULL, &fn);
   napi_set_named_property(env, exports, "read", fn);
+  napi_create_function(env, "seen", NAPI_AUTO_LENGTH, new_seen, NULL, &fn);
+  napi_set_named_property(env, exports, "seen", fn);
   napi_create_function(env, "frame", NAPI_AUTO_LENGTH, frame, NULL, &fn);
   napi_set_named_property(env, exports, "frame", fn);
   napi_create_function(env, "frameCsv", NAPI_AUTO_LENGTH, frame_csv_records, NULL, &fn);

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { rawItem, richItem } from './bench-data.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER } from '../src/store/item-rows/copy-rows.js';
-import { itemRowsModule } from '../src/store/item-rows/native-item-rows.js';
+import { itemRowReader } from '../src/store/item-rows/native-item-rows.js';
 
 const { values: args } = parseArgs({
   options: { rows: { type: 'string', default: '300000' }, rounds: { type: 'string', default: '7' }, 'database-url': { type: 'string' } },
@@ -21,8 +21,8 @@ const { values: args } = parseArgs({
 const count = Number(args.rows);
 const rounds = Math.max(5, Number(args.rounds));
 const url = args['database-url'] ?? process.env.PRICE_EXPORT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const module = itemRowsModule();
-if (module === null) throw new Error('the native item reader is not built (node scripts/build-native.mjs)');
+const readers = { text: itemRowReader(1, 'text'), binary: itemRowReader(1, 'binary') };
+if (readers.text === null || readers.binary === null) throw new Error('the native item reader is not built (node scripts/build-native.mjs)');
 
 /** The rows of `count` items (a third lean, the rest rich), as the reader writes them in one format. */
 function rows(binary: boolean): Buffer {
@@ -38,7 +38,7 @@ function rows(binary: boolean): Buffer {
       bounds.push(start, start + length);
       start += length + 1;
     }
-    const read = module!.read(bytes, Int32Array.from(bounds), 1, at, 'RUB', 1_000_000, null, binary);
+    const read = readers[binary ? 'binary' : 'text']!.read(bytes, Int32Array.from(bounds), at, 'RUB', 1_000_000, null);
     if (read.accepted !== texts.length) throw new Error(`the reader left ${read.left.length} items`);
     batches.push(read.rows);
   }

@@ -159,6 +159,25 @@ describe('the native item reader', { skip }, () => {
     assert.throws(() => module!.read(Buffer.from('{}'), Int32Array.of(0, 2), DRAFT, 0, 'RUB', 1, null, false, {} as never), /seen: what seen\(\) gave/);
   });
 
+  test('past its table of 196,608 texts it hands every later new one over, each time (the caller keeps a Set)', () => {
+    const categories = (seen: ReturnType<NonNullable<typeof module>['seen']>, from: number, to: number) => {
+      const texts = Array.from({ length: to - from }, (_, k) => `{"offer_id":"b-${from + k}","name":"x","price":1,"category":"k${from + k}"}`);
+      const bounds = new Int32Array(2 * texts.length);
+      for (let k = 0, at = 0; k < texts.length; at += texts[k].length + 1, k++) [bounds[2 * k], bounds[2 * k + 1]] = [at, at + texts[k].length];
+      const answer = module!.read(Buffer.from(texts.join('\n')), bounds, DRAFT, from, 'RUB', 1_000_000, null, false, seen);
+      assert.equal(answer.accepted, to - from);
+      return answer.categories.split('\0').slice(0, -1);
+    };
+    const seen = module!.seen();
+    let handed = 0;
+    for (let from = 0; from < 200_000; from += 50_000) handed += categories(seen, from, from + 50_000).length;
+    assert.equal(handed, 200_000);
+    // Read again: the table's texts are not handed over, the rest are.
+    const again = [0, 100_000].flatMap((from) => categories(seen, from, from + 100_000));
+    assert.equal(again.length, 200_000 - 196_608);
+    assert.deepEqual(new Set(again).size, again.length);
+  });
+
   test('leaves what it does not read exactly as JavaScript does (hostile and unusual items)', () => {
     const base = { offer_id: 'A-1', name: 'Чайник', price: 1990.5 };
     const variants: Record<string, unknown>[] = [

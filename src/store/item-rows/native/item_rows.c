@@ -985,10 +985,10 @@ static uint32_t hash_of(const unsigned char *s, size_t n) {
   return h;
 }
 
-/* Doubles the table (or makes its first); 0 at DISTINCT_MAX_TEXTS or out of memory. */
+/* Doubles the table (or makes its first); 0 past DISTINCT_MAX_SLOTS or out of memory. */
 static int grow_distinct(Distinct *d) {
   uint32_t capacity = d->capacity ? d->capacity * 2 : 256;
-  if (capacity / 4 * 3 > DISTINCT_MAX_TEXTS) return 0;
+  if (capacity > DISTINCT_MAX_SLOTS) return 0;
   uint32_t *slots = calloc(capacity, sizeof *slots), *lengths = malloc(capacity * sizeof *lengths);
   if (!slots || !lengths) {
     free(slots);
@@ -1014,28 +1014,28 @@ static int grow_distinct(Distinct *d) {
  * Hands `s` over in `fresh` (ended by a NUL) unless the publication did already: its items
  * mostly repeat a few currencies and categories, and each text handed to JavaScript is decoded
  * there and looked up in a Set (~4 % of the main thread over rich items, when each call handed
- * its own). Past the table's bounds every text is handed over; the caller's Set keeps them distinct.
+ * its own). Past the table's bounds each text not in it is handed over, every time; the caller's
+ * Set keeps them distinct.
  */
 static void note_distinct(Distinct *d, Bytes *fresh, const unsigned char *s, size_t n) {
   if (!d->full && d->used + 1 > d->capacity / 4 * 3 && !grow_distinct(d)) d->full = 1;
-  if (!d->full) {
+  /* A full table is still looked in (a quarter of its slots are empty): only new texts pass. */
+  if (d->capacity) {
     uint32_t i = hash_of(s, n) & (d->capacity - 1);
     for (; d->slots[i]; i = (i + 1) & (d->capacity - 1)) {
       if (d->lengths[i] == n && memcmp(d->known.bytes + d->slots[i] - 1, s, n) == 0) return;
     }
     size_t offset = d->known.length;
-    if (offset + n + 1 > DISTINCT_MAX_BYTES) {
-      d->full = 1;
-    } else {
+    if (!d->full && offset + n + 1 <= DISTINCT_MAX_BYTES) {
       put(&d->known, s, n);
       put_byte(&d->known, 0);
-      if (d->known.failed) {
-        d->full = 1;
-      } else {
-        d->slots[i] = (uint32_t)offset + 1;
-        d->lengths[i] = (uint32_t)n;
-        d->used++;
-      }
+    }
+    if (d->full || d->known.failed || d->known.length == offset) {
+      d->full = 1;
+    } else {
+      d->slots[i] = (uint32_t)offset + 1;
+      d->lengths[i] = (uint32_t)n;
+      d->used++;
     }
   }
   put(fresh, s, n);

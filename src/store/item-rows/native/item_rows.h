@@ -31,9 +31,10 @@ typedef struct {
 
 /*
  * Texts a publication has handed to JavaScript (item_rows.c note_distinct): a table of their
- * offsets in `known`, grown as it fills, up to DISTINCT_MAX_TEXTS texts or DISTINCT_MAX_BYTES.
+ * offsets in `known`, grown as it fills (to 3/4 of its slots), up to DISTINCT_MAX_SLOTS slots
+ * (196,608 texts) or DISTINCT_MAX_BYTES of texts.
  */
-#define DISTINCT_MAX_TEXTS (1u << 18)
+#define DISTINCT_MAX_SLOTS (1u << 18)
 #define DISTINCT_MAX_BYTES ((size_t)16 << 20)
 typedef struct {
   Bytes known;       /* each text, ended by a NUL */

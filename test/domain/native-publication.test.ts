@@ -93,24 +93,31 @@ function withoutReader(db: Database): Database {
   return { ...db, priceLists, jsonItemFramer: () => null, csvRecordFramer: () => null };
 }
 
-/** `db` whose drafts' reader counts the items it takes. */
-function counting(db: Database, taken: { count: number }): Database {
+/** `db` whose drafts are the store's, their reader and append those `change` makes of them. */
+function withDrafts(db: Database, change: (draft: PublicationDraft, reader: ItemRowReader) => Pick<PublicationDraft, 'append' | 'rowReader'>): Database {
   const priceLists = Object.create(db.priceLists) as Database['priceLists'];
   priceLists.beginPublication = async (storeId: string) => {
     const draft = await db.priceLists.beginPublication(storeId);
     const reader = draft.rowReader;
     assert.ok(reader, 'this store has no native item reader (node scripts/build-native.mjs)');
-    const countingReader: ItemRowReader = {
+    return { id: draft.id, appended: () => draft.appended(), commit: (s, o) => draft.commit(s, o), abort: () => draft.abort(), ...change(draft, reader) };
+  };
+  return { ...db, priceLists };
+}
+
+/** `db` whose drafts' reader counts the items it takes. */
+function counting(db: Database, taken: { count: number }): Database {
+  return withDrafts(db, (draft, reader) => ({
+    append: (items, rows) => draft.append(items, rows),
+    rowReader: {
       rules: reader.rules,
       read: (...args) => {
         const read = reader.read(...args);
         taken.count += read.accepted;
         return read;
       },
-    };
-    return { id: draft.id, append: (items, rows) => draft.append(items, rows), appended: () => draft.appended(), commit: (s, o) => draft.commit(s, o), abort: () => draft.abort(), rowReader: countingReader };
-  };
-  return { ...db, priceLists };
+    },
+  }));
 }
 
 /** What `batching` saw: each append's rows, and the most rows read but not yet stored at any time. */
@@ -122,12 +129,8 @@ interface Appends { sizes: number[]; read: number; stored: number; mostAhead: nu
  * as the publication lets it.
  */
 function batching(db: Database, rowsPerAppend: number | undefined, seen: Appends): Database {
-  const priceLists = Object.create(db.priceLists) as Database['priceLists'];
-  priceLists.beginPublication = async (storeId: string) => {
-    const draft = await db.priceLists.beginPublication(storeId);
-    const reader = draft.rowReader;
-    assert.ok(reader, 'this store has no native item reader (node scripts/build-native.mjs)');
-    const asking: ItemRowReader = {
+  return withDrafts(db, (draft, reader) => ({
+    rowReader: {
       rules: reader.rules,
       rowsPerAppend,
       read: (...args) => {
@@ -136,18 +139,16 @@ function batching(db: Database, rowsPerAppend: number | undefined, seen: Appends
         seen.mostAhead = Math.max(seen.mostAhead, seen.read - seen.stored);
         return read;
       },
-    };
-    const append: PublicationDraft['append'] = (items, rows = []) => {
+    },
+    append: (items, rows = []) => {
       const count = items.length + rows.reduce((sum, r) => sum + r.count, 0);
       seen.sizes.push(count);
       return new Promise((resolve, reject) => setImmediate(() => draft.append(items, rows).then((duplicates) => {
         seen.stored += count;
         resolve(duplicates);
       }, reject)));
-    };
-    return { id: draft.id, append, appended: () => draft.appended(), commit: (s, o) => draft.commit(s, o), abort: () => draft.abort(), rowReader: asking };
-  };
-  return { ...db, priceLists };
+    },
+  }));
 }
 
 /** Every stored column of a list's rows, quote_free included, in seq order, as text. */

@@ -181,6 +181,17 @@ describe('the JSON reader against stream-json (issue #18)', () => {
     );
   });
 
+  test('long strings with an escape, a quote or a control character at every offset: the same rows or refusal', async () => {
+    // The native framer scans a string's plain runs 16 bytes at a time: each stop at each place in a block.
+    for (let offset = 0; offset < 40; offset++) {
+      const plain = 'aяb'.repeat(14).slice(0, offset);
+      for (const stop of ['\\"', '\\\\', '\\u0001', '\\n', '\n', '\u0001', '\u001f', '\u007f']) {
+        const text = `[{"name":"${plain}${stop}${plain}","n":1},"${stop}${plain}${plain}"]`;
+        for (const size of [1, 17, 64 * 1024]) await assertSame(text, size);
+      }
+    }
+  });
+
   test('a file cut off at any byte is refused by both, never published short', async () => {
     const bytes = Buffer.from(JSON.stringify({ meta: { a: [1, '}'] }, items: TRICKY.slice(0, 3) }));
     for (let end = 0; end < bytes.length; end++) {

@@ -279,7 +279,6 @@ static int next_member(Cursor *c, unsigned char close) {
   return 1;
 }
 
-/* Skips any JSON value (an unknown key's), checking it; 0 when it is not valid JSON, or nested past a depth this reader leaves to JSON.parse. */
 /*
  * The first byte from `p` that ends a JSON string's plain run: a quote, a backslash or a control
  * character; `end` if none. Sixteen bytes at a time where SSE2 is (every x86-64): the framer of a
@@ -302,6 +301,7 @@ static const unsigned char *plain_run_end(const unsigned char *p, const unsigned
   return p;
 }
 
+/* Skips any JSON value (an unknown key's), checking it; 0 when it is not valid JSON, or nested past a depth this reader leaves to JSON.parse. */
 static int skip_value(Cursor *c, int depth) {
   if (depth > 64) return 0;
   skip_space(c);

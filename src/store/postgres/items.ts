@@ -38,8 +38,9 @@ const UNIQUE_VIOLATION = '23505';
 /**
  * The native reader's rows an append takes: each append is a transaction and a COPY, whose fixed
  * cost 2,000 rows a time (the domain's batch of items) paid 500 times for 1M items. At 8,000,
- * 300k rich items took PostgreSQL 4-15 % less CPU and published 7-18 % sooner, for +10-15 MiB of
- * peak RSS (bench/RESULTS.md, "2026-11-27, late evening").
+ * 300k rich items took PostgreSQL 4-15 % less CPU and published 1.116x as fast (rounds
+ * 1.086-1.207), for +10-15 MiB of peak RSS; 16,000 was no faster (bench/RESULTS.md, "2026-11-27,
+ * late evening").
  */
 const ROWS_PER_APPEND = 8_000;
 

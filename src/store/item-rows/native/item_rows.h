@@ -42,7 +42,7 @@ typedef struct {
   uint32_t *lengths;
   uint32_t capacity; /* slots: 0 or a power of two */
   uint32_t used;
-  int full;          /* at a bound, or out of memory: every later text is handed over */
+  int full;          /* at a bound, or out of memory: a text not in the table is handed over each time */
 } Distinct;
 
 void distinct_free(Distinct *d);

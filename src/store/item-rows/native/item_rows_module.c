@@ -13,7 +13,8 @@
  * format), `left` the indexes of the items it left to JavaScript (an Int32Array),
  * `ruleCounts` the feed rules' counts over the items it took (item_rows.h's order),
  * `currencies` and `categories` their texts that no earlier call with `seen` handed over, each
- * ended by a NUL (all of them past the bounds of `seen`'s tables: item_rows.h Distinct).
+ * ended by a NUL (past the bounds of `seen`'s tables, item_rows.h Distinct, a text not in them
+ * each time).
  *
  *   frame(bytes, start) → Int32Array
  *

@@ -14,6 +14,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { rawItem, richItem } from './bench-data.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER } from '../src/store/item-rows/copy-rows.js';
 import { itemRowReader } from '../src/store/item-rows/native-item-rows.js';
+import { spread } from './lib/bench-result.js';
 
 const { values: args } = parseArgs({
   options: { rows: { type: 'string', default: '300000' }, rounds: { type: 'string', default: '7' }, 'database-url': { type: 'string' } },
@@ -80,11 +81,13 @@ try {
       seconds[format].push(await copy(format === 'text' ? text : binary, format === 'binary'));
     }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
-  const range = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+  const shown = (values: number[], digits: number) => {
+    const { median, min, max } = spread(values);
+    return `${median.toFixed(digits)} (${min.toFixed(2)}–${max.toFixed(2)})`;
+  };
   const ratios = seconds.text.map((t, k) => t / seconds.binary[k]);
-  console.log(`text ${median(seconds.text).toFixed(2)} s (${range(seconds.text)}), binary ${median(seconds.binary).toFixed(2)} s (${range(seconds.binary)})`);
-  console.log(`text ÷ binary, per round: ${median(ratios).toFixed(3)}× (${range(ratios)}), ${rounds} alternating rounds`);
+  console.log(`text ${shown(seconds.text, 2)} s, binary ${shown(seconds.binary, 2)} s`);
+  console.log(`text ÷ binary, per round: ${shown(ratios, 3)}×, ${rounds} alternating rounds`);
 } finally {
   await client.query('DROP TABLE IF EXISTS bench_copy_items');
   await client.end();

@@ -55,7 +55,7 @@ export class RawItems {
   readonly positions: ItemPositions;
 
   get count(): number {
-    return this.bounds.length / 2;
+    return this.positions.count;
   }
 
   position(k: number): string {

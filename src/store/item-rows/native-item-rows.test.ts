@@ -102,6 +102,20 @@ function same(text: string, seq = 0, maxFieldChars = 1_000_000): boolean {
   return true;
 }
 
+/** What one publication's reads share (the module's seen()). */
+type Seen = ReturnType<NonNullable<typeof module>['seen']>;
+
+/** Texts as NDJSON lines: their bytes, and each one's [start, end) for read. */
+function lines(texts: readonly string[]): { bytes: Buffer; bounds: Int32Array } {
+  const bounds = new Int32Array(2 * texts.length);
+  let at = 0;
+  texts.forEach((text, k) => {
+    [bounds[2 * k], bounds[2 * k + 1]] = [at, at + Buffer.byteLength(text)];
+    at += Buffer.byteLength(text) + 1;
+  });
+  return { bytes: Buffer.from(texts.join('\n')), bounds };
+}
+
 const skip = module === null ? 'the native item reader was not built (node scripts/build-native.mjs)' : false;
 
 describe('the native item reader', { skip }, () => {
@@ -118,14 +132,8 @@ describe('the native item reader', { skip }, () => {
 
   test('reads several items at once, seq by seq, and names the ones it leaves', () => {
     const texts = [JSON.stringify(richItem(1)), '{"offer_id":"x"}', JSON.stringify(rawItem(2)), 'not json'];
-    const bytes = Buffer.from(texts.join('\n'));
-    const bounds: number[] = [];
-    let at = 0;
-    for (const text of texts) {
-      bounds.push(at, at + Buffer.byteLength(text));
-      at += Buffer.byteLength(text) + 1;
-    }
-    const read = module!.read(bytes, Int32Array.from(bounds), DRAFT, 100, 'RUB', 1_000_000, null, false, module!.seen());
+    const { bytes, bounds } = lines(texts);
+    const read = module!.read(bytes, bounds, DRAFT, 100, 'RUB', 1_000_000, null, false, module!.seen());
     assert.deepEqual([...read.left], [1, 3]);
     assert.equal(read.accepted, 2);
     const rows = read.rows.toString();
@@ -135,12 +143,9 @@ describe('the native item reader', { skip }, () => {
   test('hands over each currency and category path once a publication: what its earlier reads did not', () => {
     // 5,000 paths, so the table grows many times; each read repeats half of the one before.
     const item = (i: number) => JSON.stringify({ offer_id: `c-${i}`, name: 'Чайник', price: 10, currency: i % 3 === 0 ? 'USD' : 'RUB', ...(i % 7 === 0 ? {} : { category: `Дом / Группа ${i}` }) });
-    const read = (seen: ReturnType<NonNullable<typeof module>['seen']>, from: number, to: number) => {
-      const texts = Array.from({ length: to - from }, (_, k) => item(from + k));
-      const bytes = Buffer.from(texts.join('\n'));
-      const bounds: number[] = [];
-      for (let k = 0, at = 0; k < texts.length; at += Buffer.byteLength(texts[k]) + 1, k++) bounds.push(at, at + Buffer.byteLength(texts[k]));
-      const answer = module!.read(bytes, Int32Array.from(bounds), DRAFT, from, 'RUB', 1_000_000, null, false, seen);
+    const read = (seen: Seen, from: number, to: number) => {
+      const { bytes, bounds } = lines(Array.from({ length: to - from }, (_, k) => item(from + k)));
+      const answer = module!.read(bytes, bounds, DRAFT, from, 'RUB', 1_000_000, null, false, seen);
       assert.equal(answer.accepted, to - from);
       return { currencies: answer.currencies.split('\0').slice(0, -1), categories: answer.categories.split('\0').slice(0, -1) };
     };
@@ -160,11 +165,9 @@ describe('the native item reader', { skip }, () => {
   });
 
   test('past its table of 196,608 texts it hands every later new one over, each time (the caller keeps a Set)', () => {
-    const categories = (seen: ReturnType<NonNullable<typeof module>['seen']>, from: number, to: number) => {
-      const texts = Array.from({ length: to - from }, (_, k) => `{"offer_id":"b-${from + k}","name":"x","price":1,"category":"k${from + k}"}`);
-      const bounds = new Int32Array(2 * texts.length);
-      for (let k = 0, at = 0; k < texts.length; at += texts[k].length + 1, k++) [bounds[2 * k], bounds[2 * k + 1]] = [at, at + texts[k].length];
-      const answer = module!.read(Buffer.from(texts.join('\n')), bounds, DRAFT, from, 'RUB', 1_000_000, null, false, seen);
+    const categories = (seen: Seen, from: number, to: number) => {
+      const { bytes, bounds } = lines(Array.from({ length: to - from }, (_, k) => `{"offer_id":"b-${from + k}","name":"x","price":1,"category":"k${from + k}"}`));
+      const answer = module!.read(bytes, bounds, DRAFT, from, 'RUB', 1_000_000, null, false, seen);
       assert.equal(answer.accepted, to - from);
       return answer.categories.split('\0').slice(0, -1);
     };

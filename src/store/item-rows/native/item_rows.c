@@ -1111,10 +1111,15 @@ static void field_integer(Row *row, int64_t value, int bytes) {
   put_big_endian(row->b, (uint64_t)value, bytes);
 }
 
-static void field_null(Row *row) {
-  next_field(row);
+/* A null field's bytes: a length of -1, or the text format's `\N`. */
+static void put_null(Row *row) {
   if (row->binary) put_big_endian(row->b, 0xffffffffu, 4);
   else put(row->b, "\\N", 2);
+}
+
+static void field_null(Row *row) {
+  next_field(row);
+  put_null(row);
 }
 
 static void field_boolean(Row *row, int value) {
@@ -1139,8 +1144,7 @@ static void field_extra(Row *row, const Item *item, int attribute_entries) {
   if (row->binary) put_big_endian(b, 0, 4); /* its length, once written */
   if (!put_extra(b, item, attribute_entries, row->binary)) {
     b->length = at;
-    if (row->binary) put_big_endian(b, 0xffffffffu, 4);
-    else put(b, "\\N", 2);
+    put_null(row);
     return;
   }
   if (row->binary && !b->failed) {
@@ -1154,6 +1158,13 @@ static void end_row(Row *row) {
 }
 
 /* ---------- one item ---------- */
+
+/* An item with nothing read yet (its arrays are filled as they are read, not cleared). */
+static void start_item(Item *item) {
+  item->seen = 0;
+  item->competitor_count = 0;
+  item->attribute_count = 0;
+}
 
 /* Writes the row of a read and valid item, and counts it. */
 static void put_item_row(ItemRowsCall *call, const Item *item, int64_t seq) {
@@ -1204,9 +1215,7 @@ static void put_item_row(ItemRowsCall *call, const Item *item, int64_t seq) {
 
 int item_row(ItemRowsCall *call, const unsigned char *bytes, size_t length, int64_t seq, unsigned char *scratch) {
   Item item;
-  item.seen = 0;
-  item.competitor_count = 0;
-  item.attribute_count = 0;
+  start_item(&item);
   Cursor c = {bytes, bytes + length, scratch};
   if (!read_item(call, &c, &item) || !valid(&item)) return 0;
   put_item_row(call, &item, seq);
@@ -1346,9 +1355,7 @@ int csv_item_row(ItemRowsCall *call, const CsvColumns *columns, const unsigned c
   size_t count;
   if (!csv_fields(bytes, length, cells, MAX_CSV_COLUMNS, &count, &scratch) || count != columns->count) return 0;
   Item item;
-  item.seen = 0;
-  item.competitor_count = 0;
-  item.attribute_count = 0;
+  start_item(&item);
   for (size_t k = 0; k < count; k++) {
     if (columns->field[k] != CSV_ATTRIBUTE_COLUMN && !read_cell(call, &item, columns->field[k], &cells[k], &scratch)) return 0;
   }

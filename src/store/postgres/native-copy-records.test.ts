@@ -153,6 +153,21 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
       assert.equal(page?.toString('utf8'), expected, `page ${i}`);
     });
   });
+
+  it('builds each page from its own COPY when the buffers the COPYs are joined in are used again (larger, smaller, failed, past the kept size)', async () => {
+    const rowsOf = (count: number, text: string) => Array.from({ length: count }, (_, r): Field[] => [r, text, r, true]);
+    const expectedOf = (count: number, text: string) => Array.from({ length: count }, (_, r) => `${text},${r},1\n`).join('');
+    // Each step after the first is joined in a buffer an earlier one gave back: longer texts
+    // first, so a shorter page left reading to the buffer's end would find the last one's rows.
+    const steps: Array<[number, string]> = [[3000, 'x'.repeat(300)], [10, 'short'], [2000, 'y'.repeat(50)], [1, 'one'], [30_000, 'z'.repeat(300)], [3, 'after-the-kept-size']];
+    for (const [count, text] of steps) {
+      const copy = binaryCopy(rowsOf(count, text));
+      const page = await csv(copy);
+      assert.equal(page?.toString('utf8'), expectedOf(count, text), `${count} rows of ${text.slice(0, 10)}`);
+      // A failed page gives its buffer back too: cut inside its last field, it reads no further.
+      await assert.rejects(csv(copy.subarray(0, copy.length - 5)), /past the data|cut short/, `${count} rows, cut`);
+    }
+  });
 });
 
 const pgUrl = process.env.PRICE_EXPORT_TEST_PG_URL;

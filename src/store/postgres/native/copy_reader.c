@@ -1,5 +1,6 @@
 /* A PostgreSQL binary COPY read for the records aggregates (copy_reader.h). */
 #include "copy_reader.h"
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,12 +98,54 @@ done:
   return error;
 }
 
-const char *unframe(const Piece *pieces, size_t count, unsigned char **copy, size_t *copy_length) {
+/*
+ * The buffers pages' COPYs were joined in are kept for the next pages (up to KEPT_BUFFERS of
+ * KEPT_BYTES each; a page of 20,000 rich offers is ~3 MB, and a render builds a few pages at a
+ * time on libuv's threads): joined into memory the process has touched before, a page's COPY
+ * costs no page faults, where a fresh buffer a page cost one every 4 KiB. On a host whose faults
+ * are dear that was ~3,000 faults of a 100k-item YML render (bench/RESULTS.md, "2026-11-27,
+ * night: page faults").
+ */
+#define KEPT_BUFFERS 4
+#define KEPT_BYTES ((size_t)8 << 20)
+
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static CopyBuffer kept[KEPT_BUFFERS];
+static int kept_count = 0;
+
+CopyBuffer copy_buffer_take(void) {
+  CopyBuffer buffer = {NULL, 0};
+  pthread_mutex_lock(&kept_lock);
+  if (kept_count > 0) buffer = kept[--kept_count];
+  pthread_mutex_unlock(&kept_lock);
+  return buffer;
+}
+
+void copy_buffer_give_back(CopyBuffer buffer) {
+  if (!buffer.bytes) return;
+  pthread_mutex_lock(&kept_lock);
+  int keep = buffer.capacity <= KEPT_BYTES && kept_count < KEPT_BUFFERS;
+  if (keep) kept[kept_count++] = buffer;
+  pthread_mutex_unlock(&kept_lock);
+  if (!keep) free(buffer.bytes);
+}
+
+const char *unframe(const Piece *pieces, size_t count, CopyBuffer *into, size_t *copy_length) {
   size_t total = 0;
   for (size_t i = 0; i < count; i++) total += pieces[i].length;
-  unsigned char *out = *copy = malloc(total ? total : 1);
   *copy_length = 0;
-  if (!out) return "out of memory";
+  if (total > into->capacity || !into->bytes) {
+    /* Its old bytes are not wanted: freed first, not moved by realloc. A quarter more, so a
+     * slightly longer next page fits too. */
+    free(into->bytes);
+    into->capacity = total + total / 4 + 1;
+    into->bytes = malloc(into->capacity);
+    if (!into->bytes) {
+      into->capacity = 0;
+      return "out of memory";
+    }
+  }
+  unsigned char *out = into->bytes;
   unsigned char header[5];
   int header_have = 0;
   size_t body_left = 0, length = 0;

@@ -51,9 +51,6 @@ typedef struct {
   napi_ref pieces_ref;
   Piece *pieces;
   uint32_t piece_count;
-  /* The COPY, the framing stripped (unframe). */
-  unsigned char *copy;
-  size_t copy_length;
   int function;
   int argument_count;
   /* Per argument: the column it reads, or -1 for its constant. */
@@ -76,7 +73,10 @@ static napi_value usage(napi_env env, const char *message) {
 static void execute(napi_env env, void *data) {
   (void)env;
   Build *build = data;
-  build->error = unframe(build->pieces, build->piece_count, &build->copy, &build->copy_length);
+  /* The page's COPY, the framing stripped (unframe), in a buffer an earlier page may have used. */
+  CopyBuffer joined = copy_buffer_take();
+  size_t copy_length;
+  build->error = unframe(build->pieces, build->piece_count, &joined, &copy_length);
   if (!build->error) {
     RowCall call = {
         .step = host_step(build->function),
@@ -87,11 +87,10 @@ static void execute(napi_env env, void *data) {
         .column_types = build->column_types,
         .column_count = build->column_count,
     };
-    build->error = read_rows(build->copy, build->copy_length, &call);
+    build->error = read_rows(joined.bytes, copy_length, &call);
   }
-  // The rows' values pointed into it only while the aggregate stepped: freed here, not when the main thread settles.
-  free(build->copy);
-  build->copy = NULL;
+  // The rows' values pointed into it only while the aggregate stepped: a later page may have it.
+  copy_buffer_give_back(joined);
   /* Final frees the aggregate's state whether or not the rows were read whole. */
   host_final(build->function)(&build->context);
   free(build->context.aggregate);
@@ -111,7 +110,6 @@ static void free_page(napi_env env, void *data, void *hint) {
 static void release(napi_env env, Build *build) {
   if (build->pieces_ref) napi_delete_reference(env, build->pieces_ref);
   free(build->pieces);
-  free(build->copy);
   if (build->work) napi_delete_async_work(env, build->work);
   free(build->columns);
   free(build->constants);

@@ -13,6 +13,15 @@
  *
  * Each round is one download on a fresh server (its render cache in a fresh directory) and one
  * run of the client, alternating which goes first; the figure is items/s, ours ÷ the client's.
+ * `--server running` measures the same first downloads on one running server instead, as a
+ * deployment serves them: it publishes the same items once per round (untimed, before the rounds)
+ * as stores of their own, then each round downloads a store's export for the first time (a render
+ * cache miss: a new store has no variants asked for, so nothing is warmed ahead). A fresh server's
+ * first render also pays for the new process (its heap's first page faults, code not yet
+ * compiled): measured on a host with dear page faults, that was most of the difference
+ * (bench/RESULTS.md, "2026-11-27, after 18:00").
+ * `--client curl` downloads with curl (to /dev/null; the reference's client writes to a pipe)
+ * instead of this process's Node client, whose CPU a round the notes count as "the HTTP client".
  * Goal ≥ 1.0×. Each figure's notes give the CPU a round kept busy: the service, PostgreSQL's
  * processes (all of this machine's) and the HTTP client for ours; the client and PostgreSQL's
  * processes for the reference. On two cores their sum is what limits a render.
@@ -25,7 +34,7 @@
  * `--categories N` spreads the items over N three-level category paths instead of 40 (a large
  * catalogue's tree: YML's offers look up each item's category id).
  *
- *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--quick] [--database-url postgres://…]
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--server fresh|running] [--quick] [--database-url postgres://…]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -37,7 +46,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { benchStore, categoryPaths } from '../bench-data.js';
 import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
-import { cpuSeconds, reapedChildrenCpuSeconds, measurePostgresCpu, rssMiB, sampleRss, startServer } from '../server-process.js';
+import { cpuSeconds, reapedChildrenCpuSeconds, measurePostgresCpu, rssMiB, sampleRss, startServer, type ServerProcess } from '../server-process.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
 
 const { values: args } = parseArgs({
@@ -49,8 +58,14 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     categories: { type: 'string' },
     'database-url': { type: 'string' },
+    server: { type: 'string', default: 'fresh' },
+    client: { type: 'string', default: 'node' },
   },
 });
+if (args.client !== 'node' && args.client !== 'curl') throw new Error('--client: node or curl');
+if (args.server !== 'fresh' && args.server !== 'running') throw new Error('--server: fresh or running');
+/** One running server for all rounds, each round a store of its own (see the top). */
+const RUNNING = args.server === 'running';
 const ROUNDS = Math.max(5, Number(args.rounds));
 const ITEMS = Number(args.items ?? (args.quick ? 20_000 : 100_000));
 const FORMATS = args.formats.split(',');
@@ -134,32 +149,63 @@ function cpuNote(rounds: readonly RoundCpu[], dialect: string, processName: stri
 
 const ms = (seconds: number) => (seconds * 1000).toFixed(0);
 
+type Download = { seconds: number; bytes: number; firstByteSeconds: number; rssGrowthMiB: number; cpu: RoundCpu };
+
 /** One first download of the format on a fresh server (a fresh render cache): seconds, bytes, the server's RSS growth. */
-async function firstDownload(format: string, databaseUrl: string, key: string): Promise<{ seconds: number; bytes: number; firstByteSeconds: number; rssGrowthMiB: number; cpu: RoundCpu }> {
+async function firstDownload(format: string, databaseUrl: string, key: string): Promise<Download> {
   const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
   try {
     // Settle as bench/run.ts does: the first request compiles the routes' code paths.
     await download(`${server.base}/api/me`, { 'x-api-key': key });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const idle = rssMiB(server.pid);
-    const stopSampling = sampleRss(server.pid);
-    const serviceCpuBefore = cpuSeconds(server.pid);
-    const httpClientCpuBefore = process.cpuUsage();
-    const postgresCpu = measurePostgresCpu();
-    const run = await download(`${server.base}/api/export/latest?key=${key}&format=${format}`);
-    const httpClient = process.cpuUsage(httpClientCpuBefore);
-    const cpu = { process: cpuSeconds(server.pid) - serviceCpuBefore, postgres: postgresCpu(), httpClient: (httpClient.user + httpClient.system) / 1e6 };
-    const peak = stopSampling();
-    if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
-    return { ...run, rssGrowthMiB: peak - idle, cpu };
+    return await timedDownload(server, format, key);
   } finally {
     await server.stop();
   }
 }
 
-/** Once, outside the rounds: the first answer is the whole list (JSON: parsed; XML, YML: its items or offers counted). */
-async function checkAnswer(format: string, databaseUrl: string, key: string): Promise<void> {
-  const server = await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
+/** The first download of the format with `key` from `server`, its CPU and RSS growth measured. */
+async function timedDownload(server: ServerProcess, format: string, key: string): Promise<Download> {
+  const idle = rssMiB(server.pid);
+  const stopSampling = sampleRss(server.pid);
+  const serviceCpuBefore = cpuSeconds(server.pid);
+  const httpClientCpuBefore = process.cpuUsage();
+  const postgresCpu = measurePostgresCpu();
+  const curlCpuBefore = reapedChildrenCpuSeconds();
+  const url = `${server.base}/api/export/latest?key=${key}&format=${format}`;
+  const run = args.client === 'curl' ? await curlDownload(url) : await download(url);
+  const httpClient = process.cpuUsage(httpClientCpuBefore);
+  const clientCpu = args.client === 'curl' ? reapedChildrenCpuSeconds() - curlCpuBefore : (httpClient.user + httpClient.system) / 1e6;
+  const cpu = { process: cpuSeconds(server.pid) - serviceCpuBefore, postgres: postgresCpu(), httpClient: clientCpu };
+  const peak = stopSampling();
+  if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
+  return { ...run, rssGrowthMiB: peak - idle, cpu };
+}
+
+/** `url` downloaded by curl to /dev/null: its status, bytes and times, as curl reports them. */
+function curlDownload(url: string): Promise<{ status: number; bytes: number; seconds: number; firstByteSeconds: number }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_starttransfer}', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      // Wall time as the reference's: from starting the client to its exit.
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const [status, bytes, firstByte] = out.split(' ').map(Number);
+      if (code !== 0) reject(new Error(`curl exited ${code}`));
+      else resolve({ status, bytes, seconds, firstByteSeconds: firstByte });
+    });
+  });
+}
+
+/**
+ * Once, outside the rounds: the first answer is the whole list (JSON: parsed; XML, YML: its
+ * items or offers counted). On `running`, the running server's (its first render of the format).
+ */
+async function checkAnswer(format: string, databaseUrl: string, key: string, running?: ServerProcess): Promise<void> {
+  const server = running ?? (await startServer({ command, databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } }));
   try {
     const answer = await fetch(`${server.base}/api/export/latest?key=${key}&format=${format}`, { headers: { 'accept-encoding': 'identity' } });
     if (format === 'xlsx') {
@@ -176,7 +222,7 @@ async function checkAnswer(format: string, databaseUrl: string, key: string): Pr
       : text.split('\n').filter((line) => line !== '').length - 1;
     if (items !== ITEMS) throw new Error(`the ${format} holds ${items} items, not ${ITEMS}`);
   } finally {
-    await server.stop();
+    if (!running) await server.stop();
   }
 }
 
@@ -199,11 +245,37 @@ async function measure(dialect: Dialect): Promise<void> {
   await db.close();
   if (!list) throw new Error('nothing published');
   console.log(`${dialect.name}: ${fmt(ITEMS)} items published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  for (const format of FORMATS) await measureFormat(dialect, format, key, ...dialect.client(list.items_list_id, format));
+  if (!RUNNING) {
+    for (const format of FORMATS) await measureFormat(dialect, format, key, ...dialect.client(list.items_list_id, format));
+    return;
+  }
+  // The same items again, a store a round of each format's (untimed, before any round).
+  const writer = await openDatabase(dialect.databaseUrl);
+  const keys = new Map<string, string[]>();
+  try {
+    for (const format of FORMATS) {
+      const formatKeys: string[] = [];
+      for (let round = 0; round < ROUNDS; round++) formatKeys.push(await benchStore(writer, `bench-${format}-${round}`, ITEMS, CATEGORIES));
+      keys.set(format, formatKeys);
+    }
+  } finally {
+    await writer.close();
+  }
+  const server = await startServer({ command, databaseUrl: dialect.databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
+  try {
+    for (const format of FORMATS) {
+      const [file, clientArgs, output] = dialect.client(list.items_list_id, format);
+      await measureFormat(dialect, format, key, file, clientArgs, output, { server, keys: keys.get(format)! });
+    }
+  } finally {
+    await server.stop();
+  }
 }
 
-async function measureFormat(dialect: Dialect, format: string, key: string, file: string, clientArgs: string[], output?: string): Promise<void> {
-  await checkAnswer(format, dialect.databaseUrl, key);
+/** `running`: the server the rounds download from, and a store's key for each round. */
+async function measureFormat(dialect: Dialect, format: string, key: string, file: string, clientArgs: string[], output?: string, running?: { server: ServerProcess; keys: string[] }): Promise<void> {
+  // On a running server this is its first render of the format (of the first store's list).
+  await checkAnswer(format, dialect.databaseUrl, key, running?.server);
 
   const load = [loadavg()[0]];
   const bytes = { ours: 0, theirs: 0 };
@@ -213,7 +285,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
   const rounds = await alternatingRounds(
     ROUNDS,
     async () => {
-      const run = await firstDownload(format, dialect.databaseUrl, key);
+      const run = running ? await timedDownload(running.server, format, running.keys.shift()!) : await firstDownload(format, dialect.databaseUrl, key);
       bytes.ours = run.bytes;
       firstBytes.push(run.firstByteSeconds);
       rssGrowth.push(run.rssGrowthMiB);
@@ -231,7 +303,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
   load.push(loadavg()[0]);
   const ratios = roundRatios({ ...rounds, higherIsBetter: true });
   emitResult({
-    figure: `first (uncached) ${format.toUpperCase()} of ${fmt(ITEMS)} items${CATEGORIES ? ` in ${fmt(CATEGORIES.length)} categories` : ''} over HTTP, ${dialect.name}, items/s`,
+    figure: `first (uncached) ${format.toUpperCase()} of ${fmt(ITEMS)} items${CATEGORIES ? ` in ${fmt(CATEGORIES.length)} categories` : ''} over HTTP, ${dialect.name}${RUNNING ? ', on a running server' : ''}${args.client === 'curl' ? ', downloaded by curl' : ''}, items/s`,
     unit: 'items/s',
     higherIsBetter: true,
     ours: rounds.ours,

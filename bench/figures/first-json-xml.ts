@@ -34,7 +34,7 @@
  * `--categories N` spreads the items over N three-level category paths instead of 40 (a large
  * catalogue's tree: YML's offers look up each item's category id).
  *
- *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--server fresh|running] [--quick] [--database-url postgres://…]
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--server fresh|running] [--client node|curl] [--quick] [--database-url postgres://…]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

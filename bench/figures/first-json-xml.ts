@@ -169,22 +169,30 @@ async function timedDownload(server: ServerProcess, format: string, key: string)
   const idle = rssMiB(server.pid);
   const stopSampling = sampleRss(server.pid);
   const serviceCpuBefore = cpuSeconds(server.pid);
-  const httpClientCpuBefore = process.cpuUsage();
   const postgresCpu = measurePostgresCpu();
-  const curlCpuBefore = reapedChildrenCpuSeconds();
   const url = `${server.base}/api/export/latest?key=${key}&format=${format}`;
-  const run = args.client === 'curl' ? await curlDownload(url) : await download(url);
-  const httpClient = process.cpuUsage(httpClientCpuBefore);
-  const clientCpu = args.client === 'curl' ? reapedChildrenCpuSeconds() - curlCpuBefore : (httpClient.user + httpClient.system) / 1e6;
+  const { clientCpu, ...run } = await (args.client === 'curl' ? curlDownload : nodeDownload)(url);
   const cpu = { process: cpuSeconds(server.pid) - serviceCpuBefore, postgres: postgresCpu(), httpClient: clientCpu };
   const peak = stopSampling();
   if (run.status !== 200) throw new Error(`format=${format} answered ${run.status}`);
   return { ...run, rssGrowthMiB: peak - idle, cpu };
 }
 
+/** A download's status, bytes and times, and the CPU seconds its client used. */
+type ClientDownload = { status: number; bytes: number; seconds: number; firstByteSeconds: number; clientCpu: number };
+
+/** `url` downloaded by this process's Node client. */
+async function nodeDownload(url: string): Promise<ClientDownload> {
+  const before = process.cpuUsage();
+  const run = await download(url);
+  const used = process.cpuUsage(before);
+  return { ...run, clientCpu: (used.user + used.system) / 1e6 };
+}
+
 /** `url` downloaded by curl to /dev/null: its status, bytes and times, as curl reports them. */
-function curlDownload(url: string): Promise<{ status: number; bytes: number; seconds: number; firstByteSeconds: number }> {
+function curlDownload(url: string): Promise<ClientDownload> {
   return new Promise((resolve, reject) => {
+    const cpuBefore = reapedChildrenCpuSeconds();
     const started = process.hrtime.bigint();
     const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_starttransfer}', url], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -195,7 +203,7 @@ function curlDownload(url: string): Promise<{ status: number; bytes: number; sec
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const [status, bytes, firstByte] = out.split(' ').map(Number);
       if (code !== 0) reject(new Error(`curl exited ${code}`));
-      else resolve({ status, bytes, seconds, firstByteSeconds: firstByte });
+      else resolve({ status, bytes, seconds, firstByteSeconds: firstByte, clientCpu: reapedChildrenCpuSeconds() - cpuBefore });
     });
   });
 }
@@ -238,37 +246,34 @@ interface Dialect {
 
 async function measure(dialect: Dialect): Promise<void> {
   const db = await openDatabase(dialect.databaseUrl);
-  await db.migrate();
-  const started = performance.now();
-  const key = await benchStore(db, 'bench-json', ITEMS, CATEGORIES);
-  const list = await db.priceLists.latest('bench-json');
-  await db.close();
-  if (!list) throw new Error('nothing published');
-  console.log(`${dialect.name}: ${fmt(ITEMS)} items published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  if (!RUNNING) {
-    for (const format of FORMATS) await measureFormat(dialect, format, key, ...dialect.client(list.items_list_id, format));
-    return;
-  }
-  // The same items again, a store a round of each format's (untimed, before any round).
-  const writer = await openDatabase(dialect.databaseUrl);
-  const keys = new Map<string, string[]>();
+  let key: string;
+  let listId: number;
+  /** On a running server, a store's key a round of each format: the same items again (untimed, before any round). */
+  const roundKeys = new Map<string, string[]>();
   try {
-    for (const format of FORMATS) {
-      const formatKeys: string[] = [];
-      for (let round = 0; round < ROUNDS; round++) formatKeys.push(await benchStore(writer, `bench-${format}-${round}`, ITEMS, CATEGORIES));
-      keys.set(format, formatKeys);
+    await db.migrate();
+    const started = performance.now();
+    key = await benchStore(db, 'bench-json', ITEMS, CATEGORIES);
+    const list = await db.priceLists.latest('bench-json');
+    if (!list) throw new Error('nothing published');
+    listId = list.items_list_id;
+    console.log(`${dialect.name}: ${fmt(ITEMS)} items published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    for (const format of RUNNING ? FORMATS : []) {
+      const keys: string[] = [];
+      for (let round = 0; round < ROUNDS; round++) keys.push(await benchStore(db, `bench-${format}-${round}`, ITEMS, CATEGORIES));
+      roundKeys.set(format, keys);
     }
   } finally {
-    await writer.close();
+    await db.close();
   }
-  const server = await startServer({ command, databaseUrl: dialect.databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } });
+  const server = RUNNING ? await startServer({ command, databaseUrl: dialect.databaseUrl, cwd: ROOT, env: { CACHE_DIR: join(dir, `cache-${served++}`) } }) : null;
   try {
     for (const format of FORMATS) {
-      const [file, clientArgs, output] = dialect.client(list.items_list_id, format);
-      await measureFormat(dialect, format, key, file, clientArgs, output, { server, keys: keys.get(format)! });
+      const [file, clientArgs, output] = dialect.client(listId, format);
+      await measureFormat(dialect, format, key, file, clientArgs, output, server ? { server, keys: roundKeys.get(format)! } : undefined);
     }
   } finally {
-    await server.stop();
+    await server?.stop();
   }
 }
 

@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import type { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pg from 'pg';
 import { SIGNATURE } from '../../../test/support/binary-copy.js';
 import { CopyBytes } from './copy-bytes.js';
@@ -15,6 +17,16 @@ import { CopyRecordsQuery } from './copy-out.js';
 import { copyRecordsModule } from './native-copy-records.js';
 
 const module = copyRecordsModule();
+
+/** Full collections, and the turns in which freed Buffers' finalizers run: V8's count of external memory settles. */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 type Field = string | number | boolean | null;
 
@@ -167,6 +179,16 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
       // A failed page gives its buffer back too: cut inside its last field, it reads no further.
       await assert.rejects(csv(copy.subarray(0, copy.length - 5)), /past the data|cut short/, `${count} rows, cut`);
     }
+  });
+
+  it("counts a page's bytes once as V8's external memory, as it counts any Buffer's (counted twice, a large render collected twice as often)", async () => {
+    const pieces = messages(binaryCopy(Array.from({ length: 20_000 }, (_, r): Field[] => [r, 'x'.repeat(500), r, true])));
+    await collectGarbage();
+    const before = module!.externalMemory();
+    const page = await csvOf(pieces);
+    const grown = module!.externalMemory() - before;
+    assert.ok(page !== null && page.length > 10_000_000, 'a page of ~10 MB');
+    assert.ok(grown >= page.length * 0.9 && grown < page.length * 1.5, `V8's external memory grew by ${grown} bytes for a page of ${page.length}`);
   });
 });
 

@@ -17,6 +17,8 @@ export interface CopyRecordsModule {
   version(): number | null;
   /** The offset after the run of whole CopyData messages from `offset` in `chunk`. */
   copyDataRun(chunk: Buffer, offset: number): number;
+  /** V8's count of external memory (what starts its full collections), for the tests. */
+  externalMemory(): number;
 }
 
 const FILE = 'price_export_copy_records.node';

@@ -98,12 +98,13 @@ static void execute(napi_env env, void *data) {
 }
 
 /*
- * A page's bytes, freed once its Buffer is collected. Counted as external memory meanwhile, so V8
- * collects soon enough: the pages of a large render are megabytes V8 would not otherwise see.
+ * A page's bytes, freed once its Buffer is collected. V8 counts them as external memory itself, as
+ * it counts every Buffer's, and that count is what makes it collect: adding them to it here as
+ * well doubled the pressure, so a 1M-item render took 6–13 full collections instead of 4–7, ~12 %
+ * of the service's CPU (bench/RESULTS.md, "2026-11-27, late night").
  */
 static void free_page(napi_env env, void *data, void *hint) {
-  int64_t adjusted;
-  napi_adjust_external_memory(env, -(int64_t)(uintptr_t)hint, &adjusted);
+  (void)env, (void)hint;
   free(data);
 }
 
@@ -136,10 +137,7 @@ static void complete(napi_env env, napi_status status, void *data) {
     napi_value result;
     if (context->blob) {
       size_t length = (size_t)context->blob_length;
-      if (napi_create_external_buffer(env, length, context->blob, free_page, (void *)(uintptr_t)length, &result) == napi_ok) {
-        int64_t adjusted;
-        napi_adjust_external_memory(env, (int64_t)length, &adjusted);
-      } else {
+      if (napi_create_external_buffer(env, length, context->blob, free_page, NULL, &result) != napi_ok) {
         /* Runtimes that forbid external buffers: a copy. */
         void *copied;
         napi_create_buffer_copy(env, length, context->blob, &copied, &result);
@@ -299,6 +297,16 @@ static napi_value copy_data_run_call(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* V8's count of external memory, what starts its full collections: tests hold a page to counting once. */
+static napi_value external_memory(napi_env env, napi_callback_info info) {
+  (void)info;
+  int64_t total;
+  napi_adjust_external_memory(env, 0, &total);
+  napi_value result;
+  napi_create_int64(env, total, &result);
+  return result;
+}
+
 /* The version of the aggregates' calls (native-builds.ts RECORDS_EXTENSION_VERSION). */
 static napi_value version(napi_env env, napi_callback_info info) {
   (void)info;
@@ -323,6 +331,7 @@ NAPI_MODULE_INIT() {
       {"build", NULL, build, NULL, NULL, NULL, napi_enumerable, NULL},
       {"version", NULL, version, NULL, NULL, NULL, napi_enumerable, NULL},
       {"copyDataRun", NULL, copy_data_run_call, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"externalMemory", NULL, external_memory, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;

@@ -33,6 +33,10 @@
  * The offset after the run of whole CopyData messages from `offset` in the socket's `chunk`
  * (copy-frames.ts asks it once a chunk).
  *
+ *   externalMemory() → bytes
+ *
+ * V8's count of external memory, which starts its full collections (for the tests).
+ *
  * Built with -fvisibility=hidden and -Bsymbolic (scripts/build-native.mjs): SQLite loads the
  * extension's own build into the same process with RTLD_GLOBAL, and its symbols of the same
  * names (sqlite3_api, reserve, …) must not stand in for this module's.
@@ -100,8 +104,8 @@ static void execute(napi_env env, void *data) {
 /*
  * A page's bytes, freed once its Buffer is collected. V8 counts them as external memory itself, as
  * it counts every Buffer's, and that count is what makes it collect: adding them to it here as
- * well doubled the pressure, so a 1M-item render took 6–13 full collections instead of 4–7, ~12 %
- * of the service's CPU (bench/RESULTS.md, "2026-11-27, late night").
+ * well doubled the pressure, so a 1M-item render took 6–13 full collections instead of 4–7, and
+ * ~15 % more of the service's CPU (bench/RESULTS.md, "2026-11-27, late night").
  */
 static void free_page(napi_env env, void *data, void *hint) {
   (void)env, (void)hint;

@@ -1,23 +1,40 @@
 import { COPY_DATA } from './copy-frames.js';
 
+/** A page's first buffer; doubled as its COPY needs (a 20,000-row page's COPY is 2–3 MiB). */
+const FIRST_BYTES = 1024 * 1024;
+/** Buffers kept for later pages: the pages read at once and the ones being built (record-pages.ts). */
+const KEPT_BUFFERS = 4;
+/** A buffer larger than this (an unusual page) is left to the collector. */
+const KEPT_BYTES_MAX = 16 * 1024 * 1024;
+const kept: Buffer[] = [];
+
 /**
  * A binary COPY's CopyData messages kept whole, framing and all, for native-copy-records.ts,
- * whose C strips the framing while it copies the bodies into one buffer, then reads the rows
- * and checks the signature and the trailer itself. Nothing is copied here: the pieces are views
- * of the socket's chunks (each chunk a buffer of its own, never reused), a run of whole messages
- * per chunk, so the event loop does a few operations per chunk instead of a copy per row (a
- * copy per row cost the instance 13–15 ms of a 100k-item first XML render; bench/RESULTS.md,
- * "2026-11-27, day").
+ * whose C strips the framing while it copies the bodies into its own buffer, then reads the rows
+ * and checks the signature and the trailer itself.
+ *
+ * The messages are copied as they come into one buffer, which a page before this one used:
+ * nothing is kept of the chunks given, so they may be a socket's one buffer read into again
+ * (one-buffer-socket.ts), and no Buffer is made per read or per row. A copy per row cost the
+ * instance 13–15 ms of a 100k-item first XML render ("2026-11-27, day"); a Buffer per read, a
+ * third of what V8 counted towards its full collections ("2026-11-27, late night";
+ * bench/RESULTS.md both). `release` gives the buffer back once the page is built.
  */
 export class CopyBytes {
-  private pieces: Buffer[] = [];
+  /** It copies what it keeps: copy-out.ts may hand it a read in place. */
+  readonly copiesWhatItKeeps = true;
+  private buffer: Buffer | null = kept.pop() ?? null;
+  private length = 0;
 
   /** `runEnd`: the module's copyDataRun (copy-frames.ts CopyDataSink.runEnd). */
   constructor(readonly runEnd: (chunk: Buffer, offset: number) => number) {}
 
   /** A piece of a message's body, read in pieces (after `message`). */
   push(chunk: Uint8Array, start = 0, end = chunk.length): void {
-    if (end > start) this.pieces.push(Buffer.from(chunk.buffer, chunk.byteOffset + start, end - start));
+    if (end <= start) return;
+    const into = this.room(end - start);
+    into.set(chunk.subarray(start, end), this.length);
+    this.length += end - start;
   }
 
   /** A run of whole CopyData messages, framing and all. */
@@ -25,12 +42,12 @@ export class CopyBytes {
     this.push(chunk, start, end);
   }
 
-  /** A message read in pieces begins: its header, made again, so the pieces stay a stream of whole messages. */
+  /** A message read in pieces begins: its header, made again, so the bytes stay a stream of whole messages. */
   message(length: number): void {
-    const header = Buffer.allocUnsafe(5);
-    header[0] = COPY_DATA;
-    header.writeInt32BE(length + 4, 1);
-    this.pieces.push(header);
+    const into = this.room(5);
+    into[this.length] = COPY_DATA;
+    into.writeInt32BE(length + 4, this.length + 1);
+    this.length += 5;
   }
 
   /** Always: a piece need not end a row. */
@@ -38,13 +55,30 @@ export class CopyBytes {
     return true;
   }
 
-  /** The messages so far, in pieces (none when none). */
+  /** The messages so far, in one piece (none when none); valid until `release`. */
   take(): Buffer[] {
-    const pieces = this.pieces;
-    this.pieces = [];
-    return pieces;
+    return this.length === 0 || this.buffer === null ? [] : [this.buffer.subarray(0, this.length)];
   }
 
   /** The C reads the trailer: nothing to check here. */
   end(): void {}
+
+  /** Gives the buffer back for a later page: what `take` gave must not be read after this. */
+  release(): void {
+    const buffer = this.buffer;
+    this.buffer = null;
+    this.length = 0;
+    if (buffer && buffer.length <= KEPT_BYTES_MAX && kept.length < KEPT_BUFFERS) kept.push(buffer);
+  }
+
+  /** The buffer, grown to take `bytes` more. */
+  private room(bytes: number): Buffer {
+    const needed = this.length + bytes;
+    if (this.buffer === null || needed > this.buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(needed, (this.buffer?.length ?? FIRST_BYTES / 2) * 2));
+      this.buffer?.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    return this.buffer;
+  }
 }

@@ -69,6 +69,35 @@ describe('COPY TO messages read off the socket', () => {
     }
   });
 
+  it('keeps its own copy of what it is given (CopyBytes): reads into one buffer, overwritten after each, lose nothing', { skip: module === null && 'the module was not built' }, () => {
+    const messages = Buffer.concat(copyData(ROWS));
+    const socketBuffer = Buffer.alloc(stream.length);
+    for (const size of [1, 7, 64, stream.length]) {
+      const parser = new CopyBytes(module!.copyDataRun);
+      const frames = new CopyFrames(parser);
+      for (let at = 0; at < stream.length; at += size) {
+        const read = stream.subarray(at, at + size);
+        read.copy(socketBuffer);
+        const rest = frames.read(socketBuffer.subarray(0, read.length));
+        socketBuffer.fill(0xee);
+        if (rest !== null) break;
+      }
+      assert.deepEqual(Buffer.concat(parser.take()), messages, `reads of ${size} bytes`);
+    }
+  });
+
+  it('gives its buffer back for a later page (CopyBytes.release)', { skip: module === null && 'the module was not built' }, () => {
+    const first = new CopyBytes(module!.copyDataRun);
+    read([stream], first);
+    const used = first.take()[0].buffer;
+    first.release();
+    const later = new CopyBytes(module!.copyDataRun);
+    const { bytes } = read([stream], later);
+    assert.equal(later.take()[0].buffer, used, 'the same memory');
+    assert.deepEqual(bytes, Buffer.concat(copyData(ROWS)));
+    later.release();
+  });
+
   it('hands pg an error from its first byte on, mid-COPY or before it', () => {
     const error = message('E', 'SERROR\0Mdivision by zero\0\0');
     for (const before of [[...COPY_START, ...copyData(['a']).slice(0, 2)], [message('C', 'SET\0')]]) {

@@ -2,18 +2,24 @@ import type { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { CopyBinaryParser } from './copy-binary.js';
 import { CopyFrames, type CopyDataSink } from './copy-frames.js';
+import { readsInPlace } from './one-buffer-socket.js';
 
 type DataListener = (chunk: Buffer) => void;
 
-/** What reads the COPY's bytes: its records (copy-binary.ts) or the COPY whole (copy-bytes.ts). */
-export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> & Pick<CopyDataSink, 'runEnd' | 'message'>;
+/**
+ * What reads the COPY's bytes: its records (copy-binary.ts) or the COPY whole (copy-bytes.ts).
+ * One that copies what it keeps may be handed a socket's reads in place (one-buffer-socket.ts).
+ */
+export type CopyParser = Pick<CopyBinaryParser, 'push' | 'betweenRows' | 'record' | 'take' | 'end'> &
+  Pick<CopyDataSink, 'runEnd' | 'message'> & { readonly copiesWhatItKeeps?: boolean };
 
 /**
  * `COPY (SELECT <one text column> …) TO STDOUT (FORMAT binary)` as a pg query, read whole (a
  * page is, record-pages.ts): `records` resolves to the rows' bytes, framing stripped; or, with a
  * CopyBytes parser, any COPY's CopyData messages, framing and all (for native-copy-records.ts). While the
  * COPY's rows come, their messages are read off the socket by copy-frames.ts (which says why),
- * not by pg; pg gets the socket back for the messages that end the query. Where the connection
+ * not by pg; pg gets the socket back for the messages that end the query. On a oneBufferSocket
+ * with a parser that copies what it keeps, the reads are taken in place (one-buffer-socket.ts). Where the connection
  * is not laid out as pg 8 lays it out (one 'data' listener), pg parses every message and hands
  * each CopyData message to handleCopyData.
  *
@@ -60,6 +66,17 @@ export class CopyRecordsQuery implements pg.Submittable {
       runEnd: this.parser.runEnd,
       message: (length) => this.parser.message?.(length),
     });
+    if (this.parser.copiesWhatItKeeps && readsInPlace(stream)) {
+      // The reads in place, with no Buffer made per read; pg's listener hears nothing meanwhile.
+      stream.readInPlace((bytes) => {
+        const rest = frames.read(bytes);
+        if (rest === null) return;
+        stream.readInPlace(null);
+        // A view of the socket's buffer, which the next read overwrites: pg gets its own copy.
+        pgListener(Buffer.from(rest));
+      });
+      return;
+    }
     const listener: DataListener = (chunk) => {
       const rest = frames.read(chunk);
       if (rest === null) return;
@@ -85,9 +102,9 @@ export class CopyRecordsQuery implements pg.Submittable {
 
   handleCopyData(message: { chunk: Buffer }): void {
     if (this.parser.runEnd) {
-      // pg's parser may reuse the bytes of its chunk: a sink that keeps them gets its own copy, framed again.
+      // Framed again; pg's parser may reuse the bytes of its chunk, so a sink that keeps them and does not copy them gets a copy.
       this.parser.message?.(message.chunk.length);
-      this.copyData(Buffer.from(message.chunk), 0, message.chunk.length);
+      this.copyData(this.parser.copiesWhatItKeeps ? message.chunk : Buffer.from(message.chunk), 0, message.chunk.length);
       return;
     }
     this.copyData(message.chunk, 0, message.chunk.length);

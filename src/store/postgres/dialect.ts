@@ -1,8 +1,10 @@
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { PostgresItems } from './items.js';
 import { copyRecordsModule } from './native-copy-records.js';
+import { oneBufferSocket } from './one-buffer-socket.js';
 import { PostgresPublicationFeed } from './publication-feed.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
 
@@ -16,6 +18,13 @@ const TYPES: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
+
+/**
+ * A pooled connection's socket: pg calls this with the connection's settings. Without TLS it reads
+ * into one buffer (one-buffer-socket.ts says why); with TLS, pg's own plain socket, as pg makes it
+ * (TLS then reads the socket itself).
+ */
+const connectionSocket = ((settings: { ssl?: unknown }) => (settings.ssl ? new Socket() : oneBufferSocket())) as unknown as () => Socket;
 
 /** Reads on a request's path give up after this (the request then answers 503 instead of hanging). */
 const REQUEST_READ_MS = 5_000;
@@ -61,7 +70,7 @@ export class PostgresDialect implements SqlDialect {
   constructor(databaseUrl: string, options: { nativeRecords?: boolean } = {}) {
     // A partitioned network must not hang requests: new connections give up after 3 s and dead
     // ones are noticed by TCP keepalive; request-path reads carry their own timeout (REQUEST_READ_MS).
-    this.pool = new pg.Pool({ connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true });
+    this.pool = new pg.Pool({ connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true, stream: connectionSocket });
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});

@@ -146,9 +146,15 @@ export class PostgresItems implements DialectItems {
               ORDER BY seq) TO STDOUT (FORMAT binary)`;
     const read = module && native
       ? async (from: number, to: number) => {
-          const messages = await this.copyRecords(page(from, to), new CopyBytes(module.copyDataRun));
-          const records = await module.build(native.call, native.args, native.columnTypes, messages);
-          return records === null || records.length === 0 ? [] : [records];
+          const bytes = new CopyBytes(module.copyDataRun);
+          try {
+            const messages = await this.copyRecords(page(from, to), bytes);
+            const records = await module.build(native.call, native.args, native.columnTypes, messages);
+            return records === null || records.length === 0 ? [] : [records];
+          } finally {
+            // The build has read the messages (or the page failed): their buffer serves a later page.
+            bytes.release();
+          }
         }
       : (from: number, to: number) => this.copyRecords(page(from, to));
     // Both ends from the primary key (min and max each one index probe).

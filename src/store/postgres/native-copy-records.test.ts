@@ -15,6 +15,7 @@ import { SIGNATURE } from '../../../test/support/binary-copy.js';
 import { CopyBytes } from './copy-bytes.js';
 import { CopyRecordsQuery } from './copy-out.js';
 import { copyRecordsModule } from './native-copy-records.js';
+import { oneBufferSocket, type OneBufferSocket } from './one-buffer-socket.js';
 
 const module = copyRecordsModule();
 
@@ -216,6 +217,35 @@ describe('the records module over a real COPY', { skip: (!pgUrl && 'no PostgreSQ
         stream.removeListener('data', listener);
       }
       assert.equal((await client.query('SELECT 1 AS one')).rows[0].one, 1);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('builds the same page from reads taken in place off a socket that reads into one buffer, and the connection goes on', async () => {
+    let inPlace = 0;
+    const counted = (socket: OneBufferSocket): OneBufferSocket => {
+      const readInPlace = socket.readInPlace;
+      socket.readInPlace = (reader) => {
+        if (reader) inPlace++;
+        readInPlace(reader);
+      };
+      return socket;
+    };
+    const client = new pg.Client({ connectionString: pgUrl, stream: () => counted(oneBufferSocket()) });
+    await client.connect();
+    try {
+      // Rows long enough that the COPY takes many reads of the socket's one buffer.
+      const sql = `COPY (SELECT n, repeat('x', 200) || n, n * 2, n % 2 = 0 FROM generate_series(1, 5000) AS n ORDER BY n) TO STDOUT (FORMAT binary)`;
+      const expected = Array.from({ length: 5000 }, (_, i) => `${'x'.repeat(200)}${i + 1},${2 * (i + 1)},${(i + 1) % 2 === 0 ? 1 : 0}\n`).join('');
+      for (let page = 0; page < 3; page++) {
+        const bytes = new CopyBytes(module!.copyDataRun);
+        const messages = await client.query(new CopyRecordsQuery(sql, bytes)).records;
+        assert.equal((await csvOf(messages))?.toString('utf8'), expected, `page ${page}`);
+        bytes.release();
+      }
+      assert.equal(inPlace, 3, 'each COPY read in place');
+      assert.deepEqual((await client.query("SELECT 1 AS one, repeat('y', 100000) AS long")).rows[0], { one: 1, long: 'y'.repeat(100_000) });
     } finally {
       await client.end();
     }

@@ -16,11 +16,12 @@ export interface OneBufferSocket extends Socket {
  * A socket for a pg connection that reads into one buffer, always the same (`net`'s `onread`,
  * Node's docs: "new net.Socket([options])"), instead of a new Buffer per read.
  *
- * Why: each new Buffer is memory V8 counts, and its count is what starts a full collection
- * (every 64 MB of it). A 1M-item render reads 107–147 MiB of COPY off its sockets, a third of
- * all V8 counted (the pages are the rest), and each of its 4–7 full collections cost ~50 ms of
- * CPU (bench/RESULTS.md, "2026-11-27, late night"). While a page's COPY comes, copy-out.ts takes
- * the reads in place and copy-bytes.ts copies them into a buffer a page before it used.
+ * Why: each new Buffer is memory V8 counts, and its count is what starts a full collection. A
+ * 1M-item render reads 107–147 MiB of COPY off its sockets, a third of all V8 counted (the pages
+ * are the rest), and took 4–8 full collections of ~50 ms of CPU each; with its reads taken in
+ * place it takes none, and the service ~30 % less CPU (bench/RESULTS.md, "2026-11-27, late
+ * night"). While a page's COPY comes, copy-out.ts takes the reads in place and copy-bytes.ts
+ * copies them into a buffer a page before it used.
  *
  * Everything else reads as before: each read is emitted as 'data' in a Buffer of its own, a
  * copy (a small one from Node's shared pool). TLS connections keep pg's own socket (dialect.ts):

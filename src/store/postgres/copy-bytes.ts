@@ -10,15 +10,17 @@ const kept: Buffer[] = [];
 
 /**
  * A binary COPY's CopyData messages kept whole, framing and all, for native-copy-records.ts,
- * whose C strips the framing while it copies the bodies into its own buffer, then reads the rows
- * and checks the signature and the trailer itself.
+ * whose C strips the framing in place in this buffer, then reads the rows and checks the
+ * signature and the trailer itself.
  *
  * The messages are copied as they come into one buffer, which a page before this one used:
  * nothing is kept of the chunks given, so they may be a socket's one buffer read into again
  * (one-buffer-socket.ts), and no Buffer is made per read or per row. A copy per row cost the
  * instance 13–15 ms of a 100k-item first XML render ("2026-11-27, day"); a Buffer per read, a
  * third of what V8 counted towards its full collections ("2026-11-27, late night";
- * bench/RESULTS.md both). `release` gives the buffer back once the page is built.
+ * bench/RESULTS.md both). `release` gives the buffer back once the page is built. Kept buffers
+ * are memory the process has touched before: a fresh one a page cost a page fault every 4 KiB
+ * ("2026-11-27, after 18:00").
  */
 export class CopyBytes {
   /** It copies what it keeps: copy-out.ts may hand it a read in place. */
@@ -55,7 +57,7 @@ export class CopyBytes {
     return true;
   }
 
-  /** The messages so far, in one piece (none when none); valid until `release`. */
+  /** The messages so far, in one piece (none when none), for the build to unframe in place; valid until `release`. */
   take(): Buffer[] {
     return this.length === 0 || this.buffer === null ? [] : [this.buffer.subarray(0, this.length)];
   }

@@ -108,11 +108,19 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
     }
   });
 
+  it('strips the framing in place when the messages are one Buffer: the COPY is what the Buffer then begins with', async () => {
+    const copy = binaryCopy([[1, 'a', 10, true], [2, 'Я', 20, false]]);
+    const framed = Buffer.concat([message(copy.subarray(0, 19)), message(copy.subarray(19, 40)), message(copy.subarray(40))]);
+    assert.equal((await csvOf([framed]))?.toString('utf8'), 'a,10,1\nЯ,20,0\n');
+    assert.deepEqual(framed.subarray(0, copy.length), copy, 'the bodies moved to the front of the same bytes');
+  });
+
   it('refuses what is no whole CopyData message', async () => {
-    const framed = messages(binaryCopy([[1, 'a', 1, true]]))[0];
-    await assert.rejects(csvOf([framed.subarray(0, framed.length - 1)]), /a CopyData message cut short/);
-    await assert.rejects(csvOf([framed.subarray(0, 3)]), /a CopyData message cut short/);
-    await assert.rejects(csvOf([framed, Buffer.from('C\0\0\0\x05x', 'latin1')]), /no CopyData/);
+    // Each call its own bytes: a single Buffer is unframed in place.
+    const framed = () => messages(binaryCopy([[1, 'a', 1, true]]))[0];
+    await assert.rejects(csvOf([framed().subarray(0, framed().length - 1)]), /a CopyData message cut short/);
+    await assert.rejects(csvOf([framed().subarray(0, 3)]), /a CopyData message cut short/);
+    await assert.rejects(csvOf([framed(), Buffer.from('C\0\0\0\x05x', 'latin1')]), /no CopyData/);
     await assert.rejects(csvOf([]), /not a binary COPY signature/);
   });
 
@@ -167,18 +175,28 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
     });
   });
 
-  it('builds each page from its own COPY when the buffers the COPYs are joined in are used again (larger, smaller, failed, past the kept size)', async () => {
+  it('builds each page from its own COPY when copy-bytes.ts hands over a buffer an earlier page gave back (larger, smaller, failed, past the kept size)', async () => {
     const rowsOf = (count: number, text: string) => Array.from({ length: count }, (_, r): Field[] => [r, text, r, true]);
     const expectedOf = (count: number, text: string) => Array.from({ length: count }, (_, r) => `${text},${r},1\n`).join('');
-    // Each step after the first is joined in a buffer an earlier one gave back: longer texts
-    // first, so a shorter page left reading to the buffer's end would find the last one's rows.
-    const steps: Array<[number, string]> = [[3000, 'x'.repeat(300)], [10, 'short'], [2000, 'y'.repeat(50)], [1, 'one'], [30_000, 'z'.repeat(300)], [3, 'after-the-kept-size']];
+    // As items.ts reads a page: the messages copied into CopyBytes' buffer, unframed there in
+    // place, the buffer given back. Longer texts first, so a shorter page read to the buffer's
+    // end would find the last one's rows.
+    const build = async (framed: Buffer) => {
+      const bytes = new CopyBytes(module!.copyDataRun);
+      bytes.record(framed, 0, framed.length);
+      try {
+        return await csvOf(bytes.take());
+      } finally {
+        bytes.release();
+      }
+    };
+    const steps: Array<[number, string]> = [[3000, 'x'.repeat(300)], [10, 'short'], [2000, 'y'.repeat(50)], [1, 'one'], [60_000, 'z'.repeat(300)], [3, 'after-the-kept-size']];
     for (const [count, text] of steps) {
       const copy = binaryCopy(rowsOf(count, text));
-      const page = await csv(copy);
+      const page = await build(message(copy));
       assert.equal(page?.toString('utf8'), expectedOf(count, text), `${count} rows of ${text.slice(0, 10)}`);
       // A failed page gives its buffer back too: cut inside its last field, it reads no further.
-      await assert.rejects(csv(copy.subarray(0, copy.length - 5)), /past the data|cut short/, `${count} rows, cut`);
+      await assert.rejects(build(message(copy.subarray(0, copy.length - 5))), /past the data|cut short/, `${count} rows, cut`);
     }
   });
 

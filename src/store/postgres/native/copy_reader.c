@@ -1,6 +1,5 @@
 /* A PostgreSQL binary COPY read for the records aggregates (copy_reader.h). */
 #include "copy_reader.h"
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,54 +97,21 @@ done:
   return error;
 }
 
-/*
- * The buffers pages' COPYs were joined in are kept for the next pages (up to KEPT_BUFFERS of
- * KEPT_BYTES each; a page of 20,000 rich offers is ~3 MB, and a render builds a few pages at a
- * time on libuv's threads): joined into memory the process has touched before, a page's COPY
- * costs no page faults, where a fresh buffer a page cost one every 4 KiB. On a host whose faults
- * cost ~12 µs, a 1M-item YML render faulted ~8,000 times less (bench/RESULTS.md, "2026-11-27,
- * after 18:00").
- */
-#define KEPT_BUFFERS 4
-#define KEPT_BYTES ((size_t)8 << 20)
-
-static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
-static CopyBuffer kept[KEPT_BUFFERS];
-static int kept_count = 0;
-
-CopyBuffer copy_buffer_take(void) {
-  CopyBuffer buffer = {NULL, 0};
-  pthread_mutex_lock(&kept_lock);
-  if (kept_count > 0) buffer = kept[--kept_count];
-  pthread_mutex_unlock(&kept_lock);
-  return buffer;
-}
-
-void copy_buffer_give_back(CopyBuffer buffer) {
-  if (!buffer.bytes) return;
-  pthread_mutex_lock(&kept_lock);
-  int keep = buffer.capacity <= KEPT_BYTES && kept_count < KEPT_BUFFERS;
-  if (keep) kept[kept_count++] = buffer;
-  pthread_mutex_unlock(&kept_lock);
-  if (!keep) free(buffer.bytes);
-}
-
-const char *unframe(const Piece *pieces, size_t count, CopyBuffer *into, size_t *copy_length) {
-  size_t total = 0;
-  for (size_t i = 0; i < count; i++) total += pieces[i].length;
-  *copy_length = 0;
-  if (total > into->capacity || !into->bytes) {
-    /* Its old bytes are not wanted: freed first, not moved by realloc. A quarter more, so a
-     * slightly longer next page fits too. */
-    free(into->bytes);
-    into->capacity = total + total / 4 + 1;
-    into->bytes = malloc(into->capacity);
-    if (!into->bytes) {
-      into->capacity = 0;
-      return "out of memory";
-    }
+const char *unframe(const Piece *pieces, size_t count, unsigned char **made, unsigned char **copy, size_t *copy_length) {
+  *made = NULL, *copy = NULL, *copy_length = 0;
+  unsigned char *out;
+  if (count == 1) {
+    /* In place: a body is written where its message (header and all) began, or earlier, never
+     * past what is yet to be read; memmove, for the two may overlap. A copy of the whole page
+     * into a buffer of its own cost 100–150 MiB of copying a 1M-item render, and a pool of such
+     * buffers beside copy-bytes.ts's (bench/RESULTS.md, "2026-11-28"). */
+    out = pieces[0].bytes;
+  } else {
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) total += pieces[i].length;
+    out = *made = malloc(total + 1);
+    if (!out) return "out of memory";
   }
-  unsigned char *out = into->bytes;
   unsigned char header[5];
   int header_have = 0;
   size_t body_left = 0, length = 0;
@@ -154,7 +120,7 @@ const char *unframe(const Piece *pieces, size_t count, CopyBuffer *into, size_t 
     while (at < end) {
       if (body_left > 0) {
         size_t used = (size_t)(end - at) < body_left ? (size_t)(end - at) : body_left;
-        memcpy(out + length, at, used);
+        memmove(out + length, at, used);
         length += used, at += used, body_left -= used;
         continue;
       }
@@ -166,7 +132,7 @@ const char *unframe(const Piece *pieces, size_t count, CopyBuffer *into, size_t 
       body_left = (size_t)size - 4;
     }
   }
-  *copy_length = length;
+  *copy = out, *copy_length = length;
   return header_have > 0 || body_left > 0 ? "COPY: a CopyData message cut short" : NULL;
 }
 

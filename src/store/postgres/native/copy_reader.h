@@ -9,27 +9,19 @@
 #include "sqlite_host.h"
 #include <stddef.h>
 
+/* A piece of the messages: writable, for the framing is stripped in place where there is one. */
 typedef struct {
-  const unsigned char *bytes;
+  unsigned char *bytes;
   size_t length;
 } Piece;
 
-/* Where a page's COPY is joined: grown as needed, then given back for a later page. */
-typedef struct {
-  unsigned char *bytes;
-  size_t capacity;
-} CopyBuffer;
-
-/* A buffer for a page: one a page before this gave back, or an empty one. */
-CopyBuffer copy_buffer_take(void);
-/* Gives `buffer` back for a later page (or frees it, past what the module keeps). */
-void copy_buffer_give_back(CopyBuffer buffer);
-
 /*
- * The CopyData messages in `pieces` (cut anywhere), their bodies joined into `into` (grown to
- * hold them) for *length bytes; NULL, or what is wrong.
+ * The CopyData messages in `pieces` (cut anywhere), their bodies joined: the binary COPY, at
+ * *copy for *length bytes. One piece (what copy-bytes.ts hands over) is unframed in place, its
+ * bytes overwritten from its start; several are joined into a buffer made here, *made, for the
+ * caller to free (NULL when none was made). NULL, or what is wrong.
  */
-const char *unframe(const Piece *pieces, size_t count, CopyBuffer *into, size_t *length);
+const char *unframe(const Piece *pieces, size_t count, unsigned char **made, unsigned char **copy, size_t *length);
 
 /* A page's call: its aggregate's step, its arguments over a row's columns and its constants. */
 typedef struct {

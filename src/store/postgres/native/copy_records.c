@@ -22,11 +22,12 @@
  * number is a column of the COPY's rows (0-based), a string a text constant, null a NULL;
  * `columnTypes` one letter per column: `t` text, `i` an integer (int2, int4 or int8), `b` a
  * boolean (read as the integer 0 or 1, as SQLite stores it); `messages` the COPY's CopyData
- * messages as the server sent them, framing and all, in Buffers cut anywhere (views of the
- * socket's chunks: copy-bytes.ts): their bodies, joined, are the binary COPY (PostgreSQL docs,
- * "COPY", Binary Format). The framing is stripped here, on the worker thread, while the bodies are
- * copied into one buffer. The promise gives the page's bytes, null for no rows, or fails with the
- * aggregate's or the parser's error.
+ * messages as the server sent them, framing and all, in Buffers cut anywhere: their bodies,
+ * joined, are the binary COPY (PostgreSQL docs, "COPY", Binary Format). The framing is stripped
+ * here, on the worker thread: in place when the messages are one Buffer (as copy-bytes.ts hands
+ * them over), whose bytes the build overwrites, so the caller must not read them again; several
+ * are joined into a buffer of the build's own. The promise gives the page's bytes, null for no
+ * rows, or fails with the aggregate's or the parser's error.
  *
  *   copyDataRun(chunk, offset) → offset
  *
@@ -77,10 +78,10 @@ static napi_value usage(napi_env env, const char *message) {
 static void execute(napi_env env, void *data) {
   (void)env;
   Build *build = data;
-  /* The page's COPY, the framing stripped (unframe), in a buffer an earlier page may have used. */
-  CopyBuffer joined = copy_buffer_take();
+  /* The page's COPY, the framing stripped (unframe): in place in copy-bytes.ts's one buffer. */
+  unsigned char *made, *copy;
   size_t copy_length;
-  build->error = unframe(build->pieces, build->piece_count, &joined, &copy_length);
+  build->error = unframe(build->pieces, build->piece_count, &made, &copy, &copy_length);
   if (!build->error) {
     RowCall call = {
         .step = host_step(build->function),
@@ -91,10 +92,9 @@ static void execute(napi_env env, void *data) {
         .column_types = build->column_types,
         .column_count = build->column_count,
     };
-    build->error = read_rows(joined.bytes, copy_length, &call);
+    build->error = read_rows(copy, copy_length, &call);
   }
-  // The rows' values pointed into it only while the aggregate stepped: a later page may have it.
-  copy_buffer_give_back(joined);
+  free(made);
   /* Final frees the aggregate's state whether or not the rows were read whole. */
   host_final(build->function)(&build->context);
   free(build->context.aggregate);

@@ -1,9 +1,26 @@
 /* What every aggregate's page does (records_page.h). */
 #include "records_page.h"
 
+/*
+ * The length of the page built last: the room a new page first asks for. Grown from 256 KiB by
+ * doubling, each ~4 MiB page of a 1M-item YML render was copied by realloc four times over,
+ * ~4 % of the service's CPU on PostgreSQL (bench/RESULTS.md, "2026-11-28"). A render's pages are
+ * of much the same size; a smaller page leaves the rest of its room unwritten. Read and written
+ * by the pages' threads at once: a stale length is still a fair guess.
+ */
+#define FIRST_ROOM ((sqlite3_int64)256 * 1024)
+#define FIRST_ROOM_MAX ((sqlite3_int64)32 * 1024 * 1024)
+static sqlite3_int64 last_page_length;
+
+static sqlite3_int64 first_room(void) {
+  sqlite3_int64 last = __atomic_load_n(&last_page_length, __ATOMIC_RELAXED);
+  sqlite3_int64 room = last + last / 8;
+  return room < FIRST_ROOM ? FIRST_ROOM : room > FIRST_ROOM_MAX ? FIRST_ROOM_MAX : room;
+}
+
 void reserve(Page *page, sqlite3_int64 more) {
   if (page->error || page->length + more <= page->capacity) return;
-  sqlite3_int64 capacity = page->capacity ? page->capacity * 2 : 256 * 1024;
+  sqlite3_int64 capacity = page->capacity ? page->capacity * 2 : first_room();
   while (capacity < page->length + more) capacity *= 2;
   unsigned char *bytes = sqlite3_realloc64(page->bytes, (sqlite3_uint64)capacity);
   if (!bytes) {
@@ -120,6 +137,7 @@ void page_final(sqlite3_context *context) {
   } else if (!page->bytes) {
     sqlite3_result_zeroblob(context, 0);
   } else {
+    __atomic_store_n(&last_page_length, page->length, __ATOMIC_RELAXED);
     sqlite3_result_blob64(context, page->bytes, (sqlite3_uint64)page->length, sqlite3_free);
   }
 }

@@ -108,11 +108,23 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
     }
   });
 
-  it('strips the framing in place when the messages are one Buffer: the COPY is what the Buffer then begins with', async () => {
+  it('reads each row where it lies when a message holds a row, as PostgreSQL sends them: the Buffer left as it was', async () => {
     const copy = binaryCopy([[1, 'a', 10, true], [2, 'Я', 20, false]]);
-    const framed = Buffer.concat([message(copy.subarray(0, 19)), message(copy.subarray(19, 40)), message(copy.subarray(40))]);
+    const framed = Buffer.concat([message(copy.subarray(0, 19)), message(copy.subarray(19, 55)), message(copy.subarray(55, copy.length - 2)), message(copy.subarray(copy.length - 2))]);
+    const before = Buffer.from(framed);
     assert.equal((await csvOf([framed]))?.toString('utf8'), 'a,10,1\nЯ,20,0\n');
-    assert.deepEqual(framed.subarray(0, copy.length), copy, 'the bodies moved to the front of the same bytes');
+    assert.deepEqual(framed, before, 'no byte moved');
+  });
+
+  it('reads rows cut across messages anywhere (the header, a length, a value): the bodies joined in place', async () => {
+    const copy = binaryCopy([[1, 'abc', 10, true], [2, 'Я', null, false], [3, '', -7, true]]);
+    const expected = 'abc,10,1\nЯ,,0\n,-7,1\n';
+    for (let i = 0; i <= copy.length; i++) {
+      for (const j of [i, Math.min(copy.length, i + 1), Math.min(copy.length, i + 6)]) {
+        const framed = Buffer.concat([message(copy.subarray(0, i)), message(copy.subarray(i, j)), message(copy.subarray(j))]);
+        assert.equal((await csvOf([framed]))?.toString('utf8'), expected, `messages cut at ${i} and ${j}`);
+      }
+    }
   });
 
   it('refuses what is no whole CopyData message', async () => {

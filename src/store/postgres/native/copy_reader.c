@@ -20,9 +20,80 @@ static int integer_field(const unsigned char *at, int32_t length, sqlite3_int64 
   return 1;
 }
 
-const char *read_rows(const unsigned char *copy, size_t length, const RowCall *call) {
-  const unsigned char *at = copy;
-  const unsigned char *end = at + length;
+/*
+ * Where a read is in the CopyData messages: PostgreSQL sends the header, each row and the trailer
+ * in a message of its own, so a row is read where it lies, the next message's 5-byte header
+ * skipped between rows. A value that runs on into the next message (as another server may cut
+ * them) joins the rest of the bodies in place, once, and the read goes on over them. Stripping
+ * the framing of every page first cost a pass over all its bytes: ~3.5 % of the service's CPU in
+ * a 1M-item YML render (bench/RESULTS.md, "2026-11-28").
+ */
+typedef struct {
+  unsigned char *at;
+  /* The end of the current message's body; of the data once the rest is joined. */
+  unsigned char *body_end;
+  unsigned char *end;
+  int joined;
+  const char *error;
+} Cursor;
+
+static const char CUT_SHORT[] = "COPY: a CopyData message cut short";
+static const char NOT_COPY_DATA[] = "COPY: a message that is no CopyData among the rows";
+
+/* A message's header at `at` (with `left` bytes from it): its body's length, or -1 (c->error set). */
+static int64_t body_length(Cursor *c, const unsigned char *at, size_t left) {
+  if (left < 5) {
+    c->error = CUT_SHORT;
+    return -1;
+  }
+  int32_t size = int32_at(at + 1);
+  if (at[0] != 'd' || size < 4) {
+    c->error = NOT_COPY_DATA;
+    return -1;
+  }
+  if ((size_t)size > left - 1) {
+    c->error = CUT_SHORT;
+    return -1;
+  }
+  return (int64_t)size - 4;
+}
+
+/* Past the headers of the messages that follow a body read to its end. 0 on a framing error. */
+static int next_body(Cursor *c) {
+  while (c->at == c->body_end && c->at < c->end && !c->joined) {
+    int64_t length = body_length(c, c->at, (size_t)(c->end - c->at));
+    if (length < 0) return 0;
+    c->at += 5;
+    c->body_end = c->at + length;
+  }
+  return 1;
+}
+
+/* The bodies after the current one moved up in place to follow it: from here on one run. */
+static int join_rest(Cursor *c) {
+  unsigned char *out = c->body_end, *from = c->body_end;
+  while (from < c->end) {
+    int64_t length = body_length(c, from, (size_t)(c->end - from));
+    if (length < 0) return 0;
+    memmove(out, from + 5, (size_t)length);
+    out += length, from += 5 + length;
+  }
+  c->body_end = c->end = out;
+  c->joined = 1;
+  return 1;
+}
+
+/* `n` bytes at c->at in one piece; 0 when the data ends first, or on a framing error (c->error). */
+static inline int have(Cursor *c, size_t n) {
+  if ((size_t)(c->body_end - c->at) >= n) return 1;
+  if (!next_body(c)) return 0;
+  if ((size_t)(c->body_end - c->at) >= n) return 1;
+  if (!c->joined && !join_rest(c)) return 0;
+  return (size_t)(c->body_end - c->at) >= n;
+}
+
+const char *read_rows(unsigned char *messages, size_t length, const RowCall *call) {
+  Cursor c = {.at = messages, .body_end = messages, .end = messages + length};
   int column_count = call->column_count;
   const char *error = NULL;
   sqlite3_value *row = calloc((size_t)(column_count > 0 ? column_count : 1), sizeof(sqlite3_value));
@@ -33,107 +104,70 @@ const char *read_rows(const unsigned char *copy, size_t length, const RowCall *c
   }
   for (int i = 0; i < call->argument_count; i++) argv[i] = call->columns[i] < 0 ? &call->constants[i] : &row[call->columns[i]];
 
-  if (end - at < 19 || memcmp(at, SIGNATURE, sizeof SIGNATURE) != 0) {
+  if (!have(&c, 19) || memcmp(c.at, SIGNATURE, sizeof SIGNATURE) != 0) {
     error = "COPY binary: not a binary COPY signature";
     goto done;
   }
-  if ((uint32_t)int32_at(at + 11) & 0xffff0000u) {
+  if ((uint32_t)int32_at(c.at + 11) & 0xffff0000u) {
     error = "COPY binary: unknown critical flags";
     goto done;
   }
-  int32_t extension = int32_at(at + 15);
-  at += 19;
-  if (extension < 0 || end - at < extension) {
+  int32_t extension = int32_at(c.at + 15);
+  c.at += 19;
+  if (extension < 0 || !have(&c, (size_t)extension)) {
     error = "COPY binary: a header extension past the data";
     goto done;
   }
-  at += extension;
+  c.at += extension;
   for (;;) {
-    if (end - at < 2) {
+    if (!have(&c, 2)) {
       error = "COPY binary: the data ended before its trailer";
       goto done;
     }
-    int fields = (int16_t)((at[0] << 8) | at[1]);
-    at += 2;
+    int fields = (int16_t)((c.at[0] << 8) | c.at[1]);
+    c.at += 2;
     if (fields == -1) break;
     if (fields != column_count) {
       error = "COPY binary: a row with another number of fields than its columns";
       goto done;
     }
     for (int i = 0; i < column_count; i++) {
-      if (end - at < 4) {
+      if (!have(&c, 4)) {
         error = "COPY binary: a row cut short";
         goto done;
       }
-      int32_t length = int32_at(at);
-      at += 4;
+      int32_t field_length = int32_at(c.at);
+      c.at += 4;
       sqlite3_value *value = &row[i];
       value->has_digits = 0;
-      if (length == -1) {
+      if (field_length == -1) {
         value->type = SQLITE_NULL, value->bytes = NULL, value->length = 0;
         continue;
       }
-      if (length < 0 || end - at < length) {
+      if (field_length < 0 || !have(&c, (size_t)field_length)) {
         error = "COPY binary: a field past the data";
         goto done;
       }
       if (call->column_types[i] == 't') {
-        value->type = SQLITE_TEXT, value->bytes = at, value->length = length;
-      } else if (integer_field(at, length, &value->integer)) {
+        value->type = SQLITE_TEXT, value->bytes = c.at, value->length = field_length;
+      } else if (integer_field(c.at, field_length, &value->integer)) {
         value->type = SQLITE_INTEGER;
         if (call->column_types[i] == 'b') value->integer = value->integer != 0;
       } else {
         error = "COPY binary: an integer or boolean field of another size";
         goto done;
       }
-      at += length;
+      c.at += field_length;
     }
     call->step(call->context, call->argument_count, argv);
   }
-  if (at != end) error = "COPY binary: data after the trailer";
+  if (next_body(&c) && c.at != c.end) error = "COPY binary: data after the trailer";
 done:
+  /* A framing error found on the way is what is wrong, whatever the read made of it. */
+  if (c.error) error = c.error;
   free(row);
   free(argv);
   return error;
-}
-
-const char *unframe(const Piece *pieces, size_t count, unsigned char **made, unsigned char **copy, size_t *copy_length) {
-  *made = NULL, *copy = NULL, *copy_length = 0;
-  unsigned char *out;
-  if (count == 1) {
-    /* In place: a body is written where its message (header and all) began, or earlier, never
-     * past what is yet to be read; memmove, for the two may overlap. A copy of the whole page
-     * into a buffer of its own cost 100–150 MiB of copying a 1M-item render, and a pool of such
-     * buffers beside copy-bytes.ts's (bench/RESULTS.md, "2026-11-28"). */
-    out = pieces[0].bytes;
-  } else {
-    size_t total = 0;
-    for (size_t i = 0; i < count; i++) total += pieces[i].length;
-    out = *made = malloc(total + 1);
-    if (!out) return "out of memory";
-  }
-  unsigned char header[5];
-  int header_have = 0;
-  size_t body_left = 0, length = 0;
-  for (size_t i = 0; i < count; i++) {
-    const unsigned char *at = pieces[i].bytes, *end = at + pieces[i].length;
-    while (at < end) {
-      if (body_left > 0) {
-        size_t used = (size_t)(end - at) < body_left ? (size_t)(end - at) : body_left;
-        memmove(out + length, at, used);
-        length += used, at += used, body_left -= used;
-        continue;
-      }
-      header[header_have++] = *at++;
-      if (header_have < 5) continue;
-      header_have = 0;
-      int32_t size = int32_at(header + 1);
-      if (header[0] != 'd' || size < 4) return "COPY: a message that is no CopyData among the rows";
-      body_left = (size_t)size - 4;
-    }
-  }
-  *copy = out, *copy_length = length;
-  return header_have > 0 || body_left > 0 ? "COPY: a CopyData message cut short" : NULL;
 }
 
 size_t copy_data_run(const unsigned char *bytes, size_t length, size_t offset) {

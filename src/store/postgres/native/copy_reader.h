@@ -1,6 +1,6 @@
 /*
  * A PostgreSQL binary COPY read for the records aggregates (PostgreSQL docs, "Message Formats"
- * and "COPY", Binary Format): the CopyData messages' framing stripped, each row's fields made the
+ * and "COPY", Binary Format): each row's fields, read in its CopyData message, made the
  * aggregate's values, and the run of whole CopyData messages in a socket's chunk.
  */
 #ifndef PRICE_EXPORT_COPY_READER_H
@@ -9,19 +9,11 @@
 #include "sqlite_host.h"
 #include <stddef.h>
 
-/* A piece of the messages: writable, for the framing is stripped in place where there is one. */
+/* A piece of the messages: writable, for a row cut across messages is joined in place. */
 typedef struct {
   unsigned char *bytes;
   size_t length;
 } Piece;
-
-/*
- * The CopyData messages in `pieces` (cut anywhere), their bodies joined: the binary COPY, at
- * *copy for *length bytes. One piece (what copy-bytes.ts hands over) is unframed in place, its
- * bytes overwritten from its start; several are joined into a buffer made here, *made, for the
- * caller to free (NULL when none was made). NULL, or what is wrong.
- */
-const char *unframe(const Piece *pieces, size_t count, unsigned char **made, unsigned char **copy, size_t *length);
 
 /* A page's call: its aggregate's step, its arguments over a row's columns and its constants. */
 typedef struct {
@@ -36,8 +28,12 @@ typedef struct {
   int column_count;
 } RowCall;
 
-/* Steps the aggregate over each row of the binary COPY; NULL, or what is wrong with it. */
-const char *read_rows(const unsigned char *copy, size_t length, const RowCall *call);
+/*
+ * Steps the aggregate over each row of the binary COPY in `messages`, its CopyData messages,
+ * framing and all; NULL, or what is wrong with them. A row cut across messages has the bodies
+ * after it joined in place: `messages` may be overwritten.
+ */
+const char *read_rows(unsigned char *messages, size_t length, const RowCall *call);
 
 /* The offset after the run of whole CopyData messages from `offset` in `bytes`. */
 size_t copy_data_run(const unsigned char *bytes, size_t length, size_t offset);

@@ -23,10 +23,10 @@
  * `columnTypes` one letter per column: `t` text, `i` an integer (int2, int4 or int8), `b` a
  * boolean (read as the integer 0 or 1, as SQLite stores it); `messages` the COPY's CopyData
  * messages as the server sent them, framing and all, in Buffers cut anywhere: their bodies,
- * joined, are the binary COPY (PostgreSQL docs, "COPY", Binary Format). The framing is stripped
- * here, on the worker thread: in place when the messages are one Buffer (as copy-bytes.ts hands
- * them over), whose bytes the build overwrites, so the caller must not read them again; several
- * are joined into a buffer of the build's own. The promise gives the page's bytes, null for no
+ * joined, are the binary COPY (PostgreSQL docs, "COPY", Binary Format). The rows are read on the
+ * worker thread where they lie in one Buffer (as copy-bytes.ts hands them over), whose bytes the
+ * build may overwrite (copy_reader.c), so the caller must not read them again; several Buffers
+ * are joined into one of the build's own first. The promise gives the page's bytes, null for no
  * rows, or fails with the aggregate's or the parser's error.
  *
  *   copyDataRun(chunk, offset) → offset
@@ -78,10 +78,15 @@ static napi_value usage(napi_env env, const char *message) {
 static void execute(napi_env env, void *data) {
   (void)env;
   Build *build = data;
-  /* The page's COPY, the framing stripped (unframe): in place in copy-bytes.ts's one buffer. */
-  unsigned char *made, *copy;
-  size_t copy_length;
-  build->error = unframe(build->pieces, build->piece_count, &made, &copy, &copy_length);
+  /* The messages read where they are in copy-bytes.ts's one buffer; several pieces joined first. */
+  unsigned char *made = NULL, *messages = build->piece_count == 1 ? build->pieces[0].bytes : NULL;
+  size_t length = build->piece_count == 1 ? build->pieces[0].length : 0;
+  if (build->piece_count != 1) {
+    for (uint32_t i = 0; i < build->piece_count; i++) length += build->pieces[i].length;
+    messages = made = malloc(length + 1);
+    if (!made) build->error = "out of memory";
+    for (size_t i = 0, at = 0; made && i < build->piece_count; at += build->pieces[i].length, i++) memcpy(made + at, build->pieces[i].bytes, build->pieces[i].length);
+  }
   if (!build->error) {
     RowCall call = {
         .step = host_step(build->function),
@@ -92,7 +97,7 @@ static void execute(napi_env env, void *data) {
         .column_types = build->column_types,
         .column_count = build->column_count,
     };
-    build->error = read_rows(copy, copy_length, &call);
+    build->error = read_rows(messages, length, &call);
   }
   free(made);
   /* Final frees the aggregate's state whether or not the rows were read whole. */

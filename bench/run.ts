@@ -29,6 +29,7 @@ import { cpuSeconds, rssMiB, sampleRss, startServer, type ServerProcess } from '
 import { renderResults, type Figure } from './results.js';
 import { wrk } from './wrk.js';
 import { RESULT_PREFIX, roundRatios, spread, type BenchResult } from './lib/bench-result.js';
+import { builtServiceCommand } from './lib/built-service.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -59,18 +60,12 @@ const dir = mkdtempSync(join(tmpdir(), 'price-export-bench-'));
 const dbUrl = `sqlite:${join(dir, 'bench.db')}`;
 
 // ---------------------------------------------------------------------------------------------
-// The service: built once into .cache/bench-dist (not dist/, which others may be using).
+// The service: built once into .cache/bench-dist (bench/lib/built-service.ts).
 
 function serverCommand(): string[] {
-  const out = join(ROOT, '.cache', 'bench-dist');
-  log('building the service into .cache/bench-dist …');
-  // tsc emits even when another file of the tree has a type error; the entry's presence decides.
-  spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out, '--sourceMap', 'false'], { stdio: 'ignore' });
-  spawnSync(process.execPath, [join(ROOT, 'scripts/copy-assets.mjs'), out], { stdio: 'ignore' });
-  const entry = join(out, 'cli', 'index.js');
-  if (existsSync(entry)) return [entry];
-  notes.push('The build failed; the service ran through tsx (the same code, transpiled on load).');
-  return ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')];
+  const { command: built, built: ok } = builtServiceCommand(ROOT, log);
+  if (!ok) notes.push('The build failed; the service ran through tsx (the same code, transpiled on load).');
+  return built;
 }
 
 let command: string[] = [];

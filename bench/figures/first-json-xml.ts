@@ -20,6 +20,10 @@
  * first render also pays for the new process (its heap's first page faults, code not yet
  * compiled): measured on a host with dear page faults, that was most of the difference
  * (bench/RESULTS.md, "2026-11-27, after 18:00").
+ * The service runs compiled, as `npm start` runs it (built afresh into .cache/bench-dist when the
+ * script starts); `--service tsx` runs the tree's TypeScript through tsx instead, as the figures
+ * before 2026-11-28 did: a fresh server then also transpiles the export's modules during its first
+ * export (bench/RESULTS.md, "2026-11-28").
  * `--client curl` downloads with curl (to /dev/null; the reference's client writes to a pipe)
  * instead of this process's Node client, whose CPU a round the notes count as "the HTTP client".
  * Goal ≥ 1.0×. Each figure's notes give the CPU a round kept busy: the service, PostgreSQL's
@@ -34,7 +38,7 @@
  * `--categories N` spreads the items over N three-level category paths instead of 40 (a large
  * catalogue's tree: YML's offers look up each item's category id).
  *
- *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--server fresh|running] [--client node|curl] [--quick] [--database-url postgres://…]
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--server fresh|running] [--client node|curl] [--service built|tsx] [--quick] [--database-url postgres://…]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -48,6 +52,7 @@ import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
 import { cpuSeconds, reapedChildrenCpuSeconds, measurePostgresCpu, rssMiB, sampleRss, startServer, type ServerProcess } from '../server-process.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
+import { builtServiceCommand, tsxServiceCommand } from '../lib/built-service.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -60,10 +65,12 @@ const { values: args } = parseArgs({
     'database-url': { type: 'string' },
     server: { type: 'string', default: 'fresh' },
     client: { type: 'string', default: 'node' },
+    service: { type: 'string', default: 'built' },
   },
 });
 if (args.client !== 'node' && args.client !== 'curl') throw new Error('--client: node or curl');
 if (args.server !== 'fresh' && args.server !== 'running') throw new Error('--server: fresh or running');
+if (args.service !== 'built' && args.service !== 'tsx') throw new Error('--service: built or tsx');
 /** One running server for all rounds, each round a store of its own (see the top). */
 const RUNNING = args.server === 'running';
 const ROUNDS = Math.max(5, Number(args.rounds));
@@ -74,8 +81,9 @@ const DIALECTS = args.dialects.split(',');
 /** Where `npm test` looks for PostgreSQL (scripts/run-tests.mjs). */
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = new URL('../../', import.meta.url).pathname;
-/** The tree's TypeScript through tsx, as the other figure scripts run it (never a stale build). */
-const command = ['--import', 'tsx', join(ROOT, 'src/cli/index.ts')];
+/** The service as `npm start` runs it, built afresh (bench/lib/built-service.ts); `--service tsx`: the tree's TypeScript through tsx. */
+const { command, built } = args.service === 'tsx' ? { command: tsxServiceCommand(ROOT), built: false } : builtServiceCommand(ROOT, (line) => console.log(line));
+const SERVICE_NOTE = built ? 'the service compiled, as npm start runs it' : 'the service through tsx';
 const dir = mkdtempSync(join(tmpdir(), 'pe-bench-first-json-'));
 const LEGACY_COLUMNS = 'offer_id, name, price, old_price, currency, available, quantity, url';
 /** Formats whose SQLite figure is held to ≥ 2× its client (the issue: "CSV/TSV and XLSX keep ≥ 2×"). */
@@ -316,7 +324,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
     referenceName: dialect.reference(format),
     goal: `≥ ${dialect.goal(format).toFixed(1)}×`,
     met: median(ratios) >= dialect.goal(format),
-    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; CPU ms a round, median (min–max): ours ${cpuNote(cpu.ours, dialect.name, 'the service')}; the reference ${cpuNote(cpu.theirs, dialect.name, 'the client')}; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
+    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; CPU ms a round, median (min–max): ours ${cpuNote(cpu.ours, dialect.name, 'the service')}; the reference ${cpuNote(cpu.theirs, dialect.name, 'the client')}; ${SERVICE_NOTE}; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
   });
 }
 

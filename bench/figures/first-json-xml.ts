@@ -22,8 +22,8 @@
  * (bench/RESULTS.md, "2026-11-27, after 18:00").
  * The service runs compiled, as `npm start` runs it (built afresh into .cache/bench-dist when the
  * script starts); `--service tsx` runs the tree's TypeScript through tsx instead, as the figures
- * before 2026-11-28 did: a fresh server then also transpiles the export's modules during its first
- * export (bench/RESULTS.md, "2026-11-28").
+ * before did: a fresh server then also transpiles the export's modules during its first export
+ * (bench/RESULTS.md, "2026-11-27, before midnight").
  * `--client curl` downloads with curl (to /dev/null; the reference's client writes to a pipe)
  * instead of this process's Node client, whose CPU a round the notes count as "the HTTP client".
  * Goal ≥ 1.0×. Each figure's notes give the CPU a round kept busy: the service, PostgreSQL's

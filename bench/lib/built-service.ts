@@ -7,8 +7,8 @@ import { join } from 'node:path';
  * .cache/bench-dist (not dist/, which others may be using) each time a bench starts, so it is
  * never a stale build. Through tsx a fresh server also transpiles and resolves the export's
  * modules while it serves its first export: ~8 ms more before a 100k-item export's first byte
- * (bench/RESULTS.md, "2026-11-28"). `built` is false when the build failed and tsx runs the
- * same code instead.
+ * (bench/RESULTS.md, "2026-11-27, before midnight"). `built` is false when the build failed and
+ * tsx runs the same code instead.
  */
 export function builtServiceCommand(root: string, log: (line: string) => void): { command: string[]; built: boolean } {
   const out = join(root, '.cache', 'bench-dist');

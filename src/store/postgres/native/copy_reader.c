@@ -26,7 +26,7 @@ static int integer_field(const unsigned char *at, int32_t length, sqlite3_int64 
  * skipped between rows. A value that runs on into the next message (as another server may cut
  * them) joins the rest of the bodies in place, once, and the read goes on over them. Stripping
  * the framing of every page first cost a pass over all its bytes: ~3.5 % of the service's CPU in
- * a 1M-item YML render (bench/RESULTS.md, "2026-11-28").
+ * a 1M-item YML render (bench/RESULTS.md, "2026-11-27, before midnight").
  */
 typedef struct {
   unsigned char *at;

@@ -4,9 +4,9 @@
 /*
  * The length of the page built last: the room a new page first asks for. Grown from 256 KiB by
  * doubling, each ~4 MiB page of a 1M-item YML render was copied by realloc four times over,
- * ~4 % of the service's CPU on PostgreSQL (bench/RESULTS.md, "2026-11-28"). A render's pages are
- * of much the same size; a smaller page leaves the rest of its room unwritten. Read and written
- * by the pages' threads at once: a stale length is still a fair guess.
+ * ~4 % of the service's CPU on PostgreSQL (bench/RESULTS.md, "2026-11-27, before midnight").
+ * A render's pages are of much the same size; a smaller page leaves the rest of its room
+ * unwritten. Read and written by the pages' threads at once: a stale length is still a fair guess.
  */
 #define FIRST_ROOM ((sqlite3_int64)256 * 1024)
 #define FIRST_ROOM_MAX ((sqlite3_int64)32 * 1024 * 1024)

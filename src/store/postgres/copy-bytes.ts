@@ -10,8 +10,8 @@ const kept: Buffer[] = [];
 
 /**
  * A binary COPY's CopyData messages kept whole, framing and all, for native-copy-records.ts,
- * whose C strips the framing in place in this buffer, then reads the rows and checks the
- * signature and the trailer itself.
+ * whose C reads the rows where they lie in this buffer, skipping each message's header, and
+ * checks the signature and the trailer itself.
  *
  * The messages are copied as they come into one buffer, which a page before this one used:
  * nothing is kept of the chunks given, so they may be a socket's one buffer read into again
@@ -57,7 +57,7 @@ export class CopyBytes {
     return true;
   }
 
-  /** The messages so far, in one piece (none when none), for the build to unframe in place; valid until `release`. */
+  /** The messages so far, in one piece (none when none), for the build to read in place (it may overwrite them); valid until `release`. */
   take(): Buffer[] {
     return this.length === 0 || this.buffer === null ? [] : [this.buffer.subarray(0, this.length)];
   }

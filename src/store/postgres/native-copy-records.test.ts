@@ -128,7 +128,7 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
   });
 
   it('refuses what is no whole CopyData message', async () => {
-    // Each call its own bytes: a single Buffer is unframed in place.
+    // Each call its own bytes: a single Buffer is read in place, and may be overwritten.
     const framed = () => messages(binaryCopy([[1, 'a', 1, true]]))[0];
     await assert.rejects(csvOf([framed().subarray(0, framed().length - 1)]), /a CopyData message cut short/);
     await assert.rejects(csvOf([framed().subarray(0, 3)]), /a CopyData message cut short/);
@@ -190,8 +190,8 @@ describe('the records module over a binary COPY', { skip: module === null && 'bu
   it('builds each page from its own COPY when copy-bytes.ts hands over a buffer an earlier page gave back (larger, smaller, failed, past the kept size)', async () => {
     const rowsOf = (count: number, text: string) => Array.from({ length: count }, (_, r): Field[] => [r, text, r, true]);
     const expectedOf = (count: number, text: string) => Array.from({ length: count }, (_, r) => `${text},${r},1\n`).join('');
-    // As items.ts reads a page: the messages copied into CopyBytes' buffer, unframed there in
-    // place, the buffer given back. Longer texts first, so a shorter page read to the buffer's
+    // As items.ts reads a page: the messages copied into CopyBytes' buffer, read there in place,
+    // the buffer given back. Longer texts first, so a shorter page read to the buffer's
     // end would find the last one's rows.
     const build = async (framed: Buffer) => {
       const bytes = new CopyBytes(module!.copyDataRun);

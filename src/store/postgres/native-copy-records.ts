@@ -12,7 +12,7 @@ import type { StoredField } from '../stored-fields.js';
  */
 
 export interface CopyRecordsModule {
-  /** `messages`: the COPY's CopyData messages, framing and all, cut anywhere; one Buffer is unframed in place (its bytes overwritten). */
+  /** `messages`: the COPY's CopyData messages, framing and all, cut anywhere; one Buffer is read in place (its bytes may be overwritten). */
   build(name: string, args: readonly (number | string | null)[], columnTypes: string, messages: readonly Buffer[]): Promise<Buffer | null>;
   version(): number | null;
   /** The offset after the run of whole CopyData messages from `offset` in `chunk`. */

@@ -8,6 +8,7 @@ import { openDatabase } from '../store/factory.js';
 import { openCounter } from '../rate-limit/factory.js';
 import { startDeliveryWorker } from '../domain/delivery-worker.js';
 import { startMaintenance } from '../domain/maintenance.js';
+import { collectStartupGarbage } from './startup-garbage.js';
 
 /** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
@@ -23,6 +24,8 @@ export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   const scraped = config.metrics && (config.adminToken !== null || config.metricsPort !== null);
   const metrics = scraped ? new (await import('../metrics/prometheus.js')).PrometheusMetrics() : noopMetrics;
   const app = await buildPublicApp({ config, db, counter, metrics });
+  // Before the first request, not during it (startup-garbage.ts).
+  collectStartupGarbage();
   await app.listen({ port: config.port, host: config.host });
 
   let admin = null;

@@ -37,25 +37,28 @@ typedef struct {
   const char *error;
 } Cursor;
 
-static const char CUT_SHORT[] = "COPY: a CopyData message cut short";
-static const char NOT_COPY_DATA[] = "COPY: a message that is no CopyData among the rows";
+/* What copy_data_body answers for a message it cannot take. */
+enum { CUT_SHORT = -1, NOT_COPY_DATA = -2 };
 
-/* A message's header at `at` (with `left` bytes from it): its body's length, or -1 (c->error set). */
-static int64_t body_length(Cursor *c, const unsigned char *at, size_t left) {
-  if (left < 5) {
-    c->error = CUT_SHORT;
-    return -1;
-  }
+/*
+ * The body's length of the CopyData message at `at`, `left` bytes from it; CUT_SHORT when its
+ * header or body runs past them, NOT_COPY_DATA when it is no CopyData message. The reader and
+ * copy_data_run, which finds a socket chunk's whole messages, read the framing alike.
+ */
+static int64_t copy_data_body(const unsigned char *at, size_t left) {
+  if (left < 5) return CUT_SHORT;
   int32_t size = int32_at(at + 1);
-  if (at[0] != 'd' || size < 4) {
-    c->error = NOT_COPY_DATA;
-    return -1;
-  }
-  if ((size_t)size > left - 1) {
-    c->error = CUT_SHORT;
-    return -1;
-  }
+  if (at[0] != 'd' || size < 4) return NOT_COPY_DATA;
+  if ((size_t)size > left - 1) return CUT_SHORT;
   return (int64_t)size - 4;
+}
+
+/* copy_data_body, its refusal made the cursor's error. */
+static int64_t body_length(Cursor *c, const unsigned char *at, size_t left) {
+  int64_t length = copy_data_body(at, left);
+  if (length == CUT_SHORT) c->error = "COPY: a CopyData message cut short";
+  if (length == NOT_COPY_DATA) c->error = "COPY: a message that is no CopyData among the rows";
+  return length;
 }
 
 /* Past the headers of the messages that follow a body read to its end. 0 on a framing error. */
@@ -172,10 +175,6 @@ done:
 
 size_t copy_data_run(const unsigned char *bytes, size_t length, size_t offset) {
   size_t at = offset;
-  while (length - at >= 5 && bytes[at] == 'd') {
-    int32_t size = int32_at(bytes + at + 1);
-    if (size < 4 || (size_t)size + 1 > length - at) break;
-    at += (size_t)size + 1;
-  }
+  for (int64_t body; (body = copy_data_body(bytes + at, length - at)) >= 0;) at += 5 + (size_t)body;
   return at;
 }

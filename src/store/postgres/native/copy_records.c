@@ -79,13 +79,17 @@ static void execute(napi_env env, void *data) {
   (void)env;
   Build *build = data;
   /* The messages read where they are in copy-bytes.ts's one buffer; several pieces joined first. */
-  unsigned char *made = NULL, *messages = build->piece_count == 1 ? build->pieces[0].bytes : NULL;
-  size_t length = build->piece_count == 1 ? build->pieces[0].length : 0;
-  if (build->piece_count != 1) {
+  unsigned char *made = NULL, *messages;
+  size_t length = 0;
+  if (build->piece_count == 1) {
+    messages = build->pieces[0].bytes, length = build->pieces[0].length;
+  } else {
     for (uint32_t i = 0; i < build->piece_count; i++) length += build->pieces[i].length;
     messages = made = malloc(length + 1);
     if (!made) build->error = "out of memory";
-    for (size_t i = 0, at = 0; made && i < build->piece_count; at += build->pieces[i].length, i++) memcpy(made + at, build->pieces[i].bytes, build->pieces[i].length);
+    for (size_t i = 0, at = 0; made && i < build->piece_count; at += build->pieces[i].length, i++) {
+      memcpy(made + at, build->pieces[i].bytes, build->pieces[i].length);
+    }
   }
   if (!build->error) {
     RowCall call = {

@@ -182,14 +182,33 @@ describe('the JSON reader against stream-json (issue #18)', () => {
   });
 
   test('long strings with an escape, a quote or a control character at every offset: the same rows or refusal', async () => {
-    // The native framer scans a string's plain runs 16 bytes at a time: each stop at each place in a block.
-    for (let offset = 0; offset < 40; offset++) {
+    // The native framer reads 64 bytes at a time: each stop at each place in the first two blocks.
+    for (let offset = 0; offset < 64; offset++) {
       const plain = 'aяb'.repeat(14).slice(0, offset);
       for (const stop of ['\\"', '\\\\', '\\u0001', '\\n', '\n', '\u0001', '\u001f', '\u007f']) {
         const text = `[{"name":"${plain}${stop}${plain}","n":1},"${stop}${plain}${plain}"]`;
         for (const size of [1, 17, 64 * 1024]) await assertSame(text, size);
       }
     }
+  });
+
+  test('any bytes after "[", JSON or not: the native framer frames them as the scanner does, across its 64-byte blocks', { skip: FRAMER === null && 'the native item reader was not built (node scripts/build-native.mjs)' }, () => {
+    // Quotes, backslash runs and brackets wherever they fall in a block or across two, in strings
+    // or out of them (where a backslash escapes nothing): the same rows, or the same refusal to the byte.
+    const piece = fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ' ', 'a', 'я', ':', '1', '"\\\\"', '"\\""', '"a\\\\\\""', '"[{"', '{"k":[1,"]"]}');
+    const soup = fc.array(piece, { maxLength: 120 }).map((pieces) => pieces.join(''));
+    // And JSON whose long strings hold brackets, quotes and backslash runs, carried across blocks.
+    const text = fc.string({ unit: fc.constantFrom('a', 'я', '"', '\\', '[', ']', '{', '}', ','), maxLength: 150 });
+    const json = fc.array(fc.oneof(text, fc.dictionary(text, text, { maxKeys: 3 })), { maxLength: 4 }).map((value) => JSON.stringify(value));
+    const body = fc.oneof(soup, json);
+    fc.assert(
+      fc.property(fc.array(body, { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 70 }), fc.constantFrom(1, 7, 64, 100, 64 * 1024), (bodies, pad, size) => {
+        const text = `[${' '.repeat(pad)}${bodies.map((body) => `{"k":${body}}`).join(',')}]`;
+        const bytes = Buffer.from(text);
+        assert.deepEqual(split(bytes, size, FRAMER), split(bytes, size), `${JSON.stringify(text)} in chunks of ${size}`);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   test('a file cut off at any byte is refused by both, never published short', async () => {

@@ -135,7 +135,7 @@ export class JsonItemSplitter {
         continue;
       }
       if (this.framer !== null && (this.expect === ITEM_OR_END || this.expect === ITEM) && code !== CLOSE_BRACKET) {
-        // The store's framer finds a run of whole items natively (~3 µs a rich item less than the scan below).
+        // The store's framer finds a run of whole items natively, by the rules of scanValue (~3 µs a rich item less than it).
         const bounds = this.framer(chunk, i);
         if (bounds.length > 0) {
           for (let k = 0; k < bounds.length; k += 2) {

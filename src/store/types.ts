@@ -162,9 +162,10 @@ export type CsvRecordFramer = (bytes: Buffer, start: number, atEnd: boolean, max
 
 /**
  * Finds a run of a JSON array's whole items from `start` in `bytes` (the first item's first
- * byte), each checked as JSON: their [start, end) pairs. It stops before anything else (the
- * array's `]`), and before an item that runs past the bytes or that it does not read; the
- * domain's splitter reads on from the last (store/item-rows/native/item_rows.c frame_items).
+ * byte), framed by the domain's own rules and not checked as JSON (the item's reader checks it):
+ * their [start, end) pairs. It stops before anything else (the array's `]`), and before an item
+ * that runs past the bytes or that it leaves to the splitter (a string or a scalar); the splitter
+ * reads on from the last (store/item-rows/native/json_frame.c).
  */
 export type JsonItemFramer = (bytes: Buffer, start: number) => Int32Array;
 

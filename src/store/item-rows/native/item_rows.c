@@ -281,9 +281,9 @@ static int next_member(Cursor *c, unsigned char close) {
 
 /*
  * The first byte from `p` that ends a JSON string's plain run: a quote, a backslash or a control
- * character; `end` if none. Sixteen bytes at a time where SSE2 is (every x86-64): the framer of a
- * JSON array scans each item's strings before the reader reads them (bench/RESULTS.md, "2026-11-27,
- * late evening": the framer's byte loop was ~4.6 % of the main thread).
+ * character; `end` if none. Sixteen bytes at a time where SSE2 is (every x86-64): the strings of
+ * unknown keys are skipped through it (when the framer checked every item through skip_value, its
+ * byte loop was ~4.6 % of the main thread: bench/RESULTS.md, "2026-11-27, late evening").
  */
 static const unsigned char *plain_run_end(const unsigned char *p, const unsigned char *end) {
 #if defined(__SSE2__)
@@ -1365,27 +1365,4 @@ int csv_item_row(ItemRowsCall *call, const CsvColumns *columns, const unsigned c
   if (!valid(&item)) return 0;
   put_item_row(call, &item, seq);
   return 1;
-}
-
-/* ---------- framing a JSON array's items ---------- */
-
-size_t frame_items(const unsigned char *bytes, size_t length, size_t start, uint32_t *bounds, size_t max_items) {
-  Cursor c = {bytes + start, bytes + length, NULL};
-  size_t count = 0;
-  while (count < max_items) {
-    const unsigned char *item = c.p;
-    if (item >= c.end || *item == ']' || !skip_value(&c, 1)) break;
-    const unsigned char *item_end = c.p;
-    /* Taken only when `,` or `]` follows in these bytes: a number at their end may go on in the
-       next chunk, and where something else follows (`[01]`), the scanner's refusal is the one. */
-    skip_space(&c);
-    if (c.p >= c.end || (*c.p != ',' && *c.p != ']')) break;
-    bounds[2 * count] = (uint32_t)(item - bytes);
-    bounds[2 * count + 1] = (uint32_t)(item_end - bytes);
-    count++;
-    if (*c.p != ',') break;
-    c.p++;
-    skip_space(&c);
-  }
-  return count;
 }

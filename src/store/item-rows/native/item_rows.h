@@ -136,10 +136,11 @@ void frame_csv(const unsigned char *bytes, size_t length, size_t start, int at_e
                uint32_t *bounds, uint32_t *lfs, size_t max_records, CsvFrame *out);
 
 /*
- * Finds the whole JSON values of an array's items from `start` (the first item's first byte):
- * each checked as JSON, then `,` and the next; it stops before anything else (the array's `]`),
- * before a value that runs to the end of the bytes, or nested deeper than it reads. Their
- * [start, end) pairs go in `bounds`; answers how many (json-items.ts reads the rest itself).
+ * Finds the whole items of a JSON array from `start` (the first item's first byte), framed as
+ * json-items.ts frames them and not checked as JSON (json_frame.c): each an object or an array,
+ * then `,` and the next; it stops before anything else (the array's `]`, a string or scalar
+ * item) and before an item that runs to the end of the bytes. Their [start, end) pairs go in
+ * `bounds`; answers how many (json-items.ts reads the rest itself).
  */
 size_t frame_items(const unsigned char *bytes, size_t length, size_t start, uint32_t *bounds, size_t max_items);
 

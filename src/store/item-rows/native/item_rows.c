@@ -99,7 +99,7 @@ typedef struct {
 } Cursor;
 
 static void skip_space(Cursor *c) {
-  while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
+  c->p = after_json_space(c->p, c->end);
 }
 
 static int hex(unsigned char c) {

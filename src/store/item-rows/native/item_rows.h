@@ -144,4 +144,10 @@ void frame_csv(const unsigned char *bytes, size_t length, size_t start, int at_e
  */
 size_t frame_items(const unsigned char *bytes, size_t length, size_t start, uint32_t *bounds, size_t max_items);
 
+/* The first byte from `p` that is not JSON's white space (space, LF, CR, tab); `end` if none. */
+static inline const unsigned char *after_json_space(const unsigned char *p, const unsigned char *end) {
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+  return p;
+}
+
 #endif

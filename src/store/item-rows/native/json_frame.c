@@ -148,11 +148,6 @@ static const unsigned char *item_end(const unsigned char *p, const unsigned char
   return NULL;
 }
 
-static const unsigned char *after_space(const unsigned char *p, const unsigned char *end) {
-  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
-  return p;
-}
-
 size_t frame_items(const unsigned char *bytes, size_t length, size_t start, uint32_t *bounds, size_t max_items) {
   const unsigned char *p = bytes + start, *end = bytes + length;
   size_t count = 0;
@@ -161,13 +156,13 @@ size_t frame_items(const unsigned char *bytes, size_t length, size_t start, uint
     const unsigned char *last = item_end(p, end);
     if (last == NULL) break;
     /* Taken only when `,` or `]` follows in these bytes: where something else follows, the scanner's refusal is the one. */
-    const unsigned char *next = after_space(last, end);
+    const unsigned char *next = after_json_space(last, end);
     if (next >= end || (*next != ',' && *next != ']')) break;
     bounds[2 * count] = (uint32_t)(p - bytes);
     bounds[2 * count + 1] = (uint32_t)(last - bytes);
     count++;
     if (*next != ',') break;
-    p = after_space(next + 1, end);
+    p = after_json_space(next + 1, end);
   }
   return count;
 }

@@ -10,6 +10,7 @@ import { DEFAULT_TABULAR_OPTIONS } from '../src/model/profile.js';
 import { csvWriter } from '../src/formats/delimited.js';
 import type { ExportMeta } from '../src/model/export-writer.js';
 import { syntheticItem } from './bench-data.js';
+import { alternatingRounds, spread } from './lib/bench-result.js';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 1000;
@@ -73,24 +74,27 @@ async function timeCsvStringify(items: readonly PriceItem[]): Promise<{ seconds:
   return { seconds: Number(process.hrtime.bigint() - start) / 1e9, cpu: cpuSeconds(cpu), bytes };
 }
 
-/** Best of `runs`: the machine is shared, and the best run is the one least disturbed. */
-async function best<T extends { seconds: number }>(runs: number, run: () => Promise<T>): Promise<T> {
-  let fastest: T | undefined;
-  for (let i = 0; i < runs; i++) {
-    const result = await run();
-    if (fastest === undefined || result.seconds < fastest.seconds) fastest = result;
-  }
-  return fastest!;
-}
-
 const items = Array.from({ length: ROWS }, (_, i) => syntheticItem(i));
 await timeCsvWriter(items); // warm-up: let V8 optimize the row and chunk loops
-const ours = await best(3, () => timeCsvWriter(items));
-const theirs = await best(2, () => timeCsvStringify(items));
-const rate = (seconds: number) => Math.round(ROWS / seconds).toLocaleString('en-US');
-console.log(
-  `csvWriter (legacy):  ${rate(ours.seconds)} rows/s wall (${rate(ours.cpu)} per CPU-second), ${ours.seconds.toFixed(3)} s, ` +
-    `${(ours.bytes / 2 ** 20).toFixed(1)} MiB in ${ours.chunks} chunks`,
+// Five alternating rounds, each figure their median with min–max (never the best round: on a
+// shared machine the best is the luckiest, not the code's).
+const ours: Array<{ seconds: number; cpu: number; bytes: number; chunks: number }> = [];
+const theirs: Array<{ seconds: number; cpu: number }> = [];
+await alternatingRounds(
+  5,
+  async () => (ours.push(await timeCsvWriter(items)), 0),
+  async () => (theirs.push(await timeCsvStringify(items)), 0),
 );
-console.log(`csv-stringify:       ${rate(theirs.seconds)} rows/s wall (${rate(theirs.cpu)} per CPU-second), ${theirs.seconds.toFixed(3)} s`);
-console.log(`ratio: ${(theirs.seconds / ours.seconds).toFixed(1)}× wall, ${(theirs.cpu / ours.cpu).toFixed(1)}× CPU`);
+const rates = (runs: ReadonlyArray<{ seconds: number; cpu: number }>) => {
+  const wall = spread(runs.map((run) => ROWS / run.seconds));
+  const cpu = spread(runs.map((run) => ROWS / run.cpu));
+  const shown = (value: number) => Math.round(value).toLocaleString('en-US');
+  return `${shown(wall.median)} rows/s wall (${shown(wall.min)}–${shown(wall.max)}), ${shown(cpu.median)} per CPU-second (${shown(cpu.min)}–${shown(cpu.max)})`;
+};
+const ratio = (of: (run: { seconds: number; cpu: number }) => number) => {
+  const each = spread(ours.map((run, i) => of(theirs[i]!) / of(run)));
+  return `${each.median.toFixed(2)}× (rounds ${each.min.toFixed(2)}–${each.max.toFixed(2)})`;
+};
+console.log(`csvWriter (legacy):  ${rates(ours)}, ${(ours[0]!.bytes / 2 ** 20).toFixed(1)} MiB in ${ours[0]!.chunks} chunks`);
+console.log(`csv-stringify:       ${rates(theirs)}`);
+console.log(`ratio, median of 5 alternating rounds: ${ratio((run) => run.seconds)} wall, ${ratio((run) => run.cpu)} CPU`);

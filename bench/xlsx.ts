@@ -18,6 +18,7 @@ import { xlsxWriter } from '../src/formats/xlsx/prices-writer.js';
 import { renderSummaryMatrix } from '../src/formats/xlsx/summary-writer.js';
 import { syntheticItem } from './bench-data.js';
 import { exceljsBytes } from './exceljs-reference.js';
+import { alternatingRounds, median, spread } from './lib/bench-result.js';
 import type { ExportMeta } from '../src/model/export-writer.js';
 
 const BATCH = 1000;
@@ -76,20 +77,22 @@ interface Run {
   bytes: number;
 }
 
-/** The fastest of `runs` runs: on a shared machine, the figure closest to the code's own. */
-async function best(runs: number, run: () => Promise<number>): Promise<Run> {
-  let fastest: Run = { seconds: Infinity, cpuSeconds: Infinity, mainThreadSeconds: Infinity, bytes: 0 };
-  for (let i = 0; i < runs; i++) {
-    const cpu = process.cpuUsage();
-    const loop = performance.eventLoopUtilization();
-    const start = performance.now();
-    const bytes = await run();
-    const took = seconds(start);
-    const used = process.cpuUsage(cpu);
-    const busy = performance.eventLoopUtilization(loop).active / 1000;
-    if (took < fastest.seconds) fastest = { seconds: took, cpuSeconds: (used.user + used.system) / 1e6, mainThreadSeconds: busy, bytes };
-  }
-  return fastest;
+/** One run of `run`: its seconds, CPU, main-thread time and bytes. */
+async function measure(run: () => Promise<number>): Promise<Run> {
+  const cpu = process.cpuUsage();
+  const loop = performance.eventLoopUtilization();
+  const start = performance.now();
+  const bytes = await run();
+  const took = seconds(start);
+  const used = process.cpuUsage(cpu);
+  const busy = performance.eventLoopUtilization(loop).active / 1000;
+  return { seconds: took, cpuSeconds: (used.user + used.system) / 1e6, mainThreadSeconds: busy, bytes };
+}
+
+/** The median of each of the runs' measures (never the fastest run: on a shared machine that is the luckiest). */
+function medianRun(runs: readonly Run[]): Run {
+  const of = (key: keyof Run) => median(runs.map((run) => run[key]));
+  return { seconds: of('seconds'), cpuSeconds: of('cpuSeconds'), mainThreadSeconds: of('mainThreadSeconds'), bytes: of('bytes') };
 }
 const peakRssMb = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
 
@@ -98,9 +101,16 @@ async function part(name: string): Promise<Record<string, number>> {
     const rows = 100_000;
     const items = Array.from({ length: rows }, (_, i) => syntheticItem(i));
     await drain(xlsxWriter.render(fromMemory(items.slice(0, 20_000)), meta(20_000))); // warm up the JIT
-    // Best of several runs: the figure is the writer's, not the neighbours' on a shared machine.
-    const ours = await best(3, () => drain(xlsxWriter.render(fromMemory(items), meta(rows))));
-    const theirs = await best(2, () => exceljsBytes(items));
+    // Five alternating rounds; each figure the median, the ratio's min–max beside it.
+    const oursRuns: Run[] = [];
+    const theirRuns: Run[] = [];
+    await alternatingRounds(
+      5,
+      async () => (oursRuns.push(await measure(() => drain(xlsxWriter.render(fromMemory(items), meta(rows))))), 0),
+      async () => (theirRuns.push(await measure(() => exceljsBytes(items))), 0),
+    );
+    const [ours, theirs] = [medianRun(oursRuns), medianRun(theirRuns)];
+    const wallRatios = spread(oursRuns.map((run, i) => theirRuns[i]!.seconds / run.seconds));
     return {
       rows,
       xlsxWriterRowsPerS: Math.round(rows / ours.seconds),
@@ -111,13 +121,16 @@ async function part(name: string): Promise<Record<string, number>> {
       exceljsMainThreadUsPerRow: (theirs.mainThreadSeconds / rows) * 1e6,
       exceljsCpuUsPerRow: (theirs.cpuSeconds / rows) * 1e6,
       exceljsMB: theirs.bytes / 1e6,
-      ratioWall: theirs.seconds / ours.seconds,
-      ratioMainThread: theirs.mainThreadSeconds / ours.mainThreadSeconds,
+      ratioWall: wallRatios.median,
+      ratioWallMin: wallRatios.min,
+      ratioWallMax: wallRatios.max,
+      ratioMainThread: median(oursRuns.map((run, i) => theirRuns[i]!.mainThreadSeconds / run.mainThreadSeconds)),
     };
   }
   if (name === 'million') {
     const rows = 1_000_000;
-    const run = await best(1, () => drain(xlsxWriter.render(generated(rows, false), meta(rows))));
+    // One run: an absolute time and the process's peak RSS, no reference to alternate with.
+    const run = await measure(() => drain(xlsxWriter.render(generated(rows, false), meta(rows))));
     return {
       rows, seconds: run.seconds, cpuSeconds: run.cpuSeconds, mainThreadSeconds: run.mainThreadSeconds,
       rowsPerS: Math.round(rows / run.seconds), MB: run.bytes / 1e6, peakRssMB: peakRssMb(),
@@ -125,7 +138,7 @@ async function part(name: string): Promise<Record<string, number>> {
   }
   if (name === 'summary') {
     const products = 100_000;
-    const run = await best(1, () => drain(renderSummaryMatrix(() => generated(products, true), meta(products))));
+    const run = await measure(() => drain(renderSummaryMatrix(() => generated(products, true), meta(products))));
     return {
       products, competitorsPerProduct: 30, offersRows: products * 30,
       seconds: run.seconds, cpuSeconds: run.cpuSeconds, mainThreadSeconds: run.mainThreadSeconds, MB: run.bytes / 1e6, peakRssMB: peakRssMb(),

@@ -28,7 +28,7 @@ import { measureMetricsOverhead } from './metrics-overhead.js';
 import { cpuSeconds, rssMiB, sampleRss, startServer, type ServerProcess } from './server-process.js';
 import { renderResults, type Figure } from './results.js';
 import { wrk } from './wrk.js';
-import { RESULT_PREFIX, roundRatios, spread, type BenchResult } from './lib/bench-result.js';
+import { RESULT_PREFIX, roundRatios, spread, type BenchResult, metInEveryRound } from './lib/bench-result.js';
 import { builtServiceCommand } from './lib/built-service.js';
 
 const { values: args } = parseArgs({
@@ -164,7 +164,7 @@ async function firstExport(label: string, size: keyof typeof SIZES, query: strin
     ratio: ratios.median,
     cpuRatio: cpuRatios.median,
     goal: `≥ ${goal}×`,
-    met: ratios.median >= goal,
+    met: metInEveryRound(ratios, goal),
     profile: async (nodeFlags) => (await firstDownload(size, query, nodeFlags)).window,
   });
 }
@@ -278,7 +278,7 @@ async function repeatDownloads(): Promise<void> {
     reference: `nginx (1 worker, sendfile) serving the same bytes: median ${fmt(result.theirs.median)} (${fmt(result.theirs.min)}–${fmt(result.theirs.max)})`,
     ratio,
     goal: '≥ 1.0×',
-    met: ratio >= 1 && result.errors.length === 0,
+    met: metInEveryRound(result.ratio, 1) && result.errors.length === 0,
     profile: (nodeFlags) =>
       withServer(nodeFlags, async (s) => {
         const { url } = await cachedCsvUrl(s);
@@ -305,7 +305,7 @@ async function revalidations(): Promise<void> {
       reference: `a bare Fastify route returning a constant: median ${fmt(result.theirs.median)} (${fmt(result.theirs.min)}–${fmt(result.theirs.max)})`,
       ratio,
       goal: '≥ 0.5×',
-      met: ratio >= 0.5 && result.errors.length === 0,
+      met: metInEveryRound(result.ratio, 0.5) && result.errors.length === 0,
       profile: (nodeFlags) =>
         withServer(nodeFlags, async (s) => {
           const { url, etag } = await cachedCsvUrl(s);
@@ -329,7 +329,7 @@ async function metricsOverhead(): Promise<void> {
     ratio: throughput.median,
     cpuRatio: perCpu.median,
     goal: '≥ 0.95×',
-    met: throughput.median >= 0.95 && result.errors.length === 0,
+    met: metInEveryRound(throughput, 0.95) && result.errors.length === 0,
   });
   if (result.errors.length > 0) notes.push(`304 with metrics: ${result.errors.join('; ')}`);
 }
@@ -452,13 +452,14 @@ function ledgerRevalidations(): void {
   const output = otherScript('ledger-304.ts', ['--twins', '--pin', '--rounds', '10', '--seconds', '1', '--cycles', '5'], 15 * 60_000);
   sections.push(`### bench/ledger-304.ts (its output)\n\n\`\`\`\n${output}\n\`\`\``);
   const ratio = Number(/on ÷ off: median ([\d.]+)×/.exec(output)?.[1] ?? NaN);
+  const lowest = Number(/on ÷ off: median [\d.]+× \(min–max ([\d.]+)–/.exec(output)?.[1] ?? NaN);
   figures.push({
     figure: '304 revalidations/s with the delivery ledger on, median of 10 alternating rounds of 10 × 1 s slices per app (one process, two apps)',
     measured: /on ÷ off: (median .*?\))/.exec(output)?.[1] ?? 'see bench/ledger-304.ts below',
     reference: 'the same process\'s app with LEDGER_DAYS=0 (no ledger)',
     ratio: Number.isNaN(ratio) ? null : ratio,
     goal: '≥ 0.95×',
-    met: ratio >= 0.95,
+    met: metInEveryRound([lowest], 0.95),
   });
 }
 

@@ -33,7 +33,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { recordingStatements } from '../../src/store/sql/changes.js';
 import type { Database } from '../../src/store/types.js';
 import { rawItem } from '../bench-data.js';
-import { alternatingRounds, emitResult, median, roundRatios } from '../lib/bench-result.js';
+import { alternatingRounds, emitResult, median, roundRatios, metInEveryRound } from '../lib/bench-result.js';
 
 const { values: args } = parseArgs({ options: { items: { type: 'string' }, rounds: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, 'database-url': { type: 'string' } } });
 const ITEMS = Number(args.items ?? (args.quick ? 100_000 : 1_000_000));
@@ -148,11 +148,10 @@ try {
   const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { changed: unknown[]; removed: unknown[] };
   const share = `${answer.changed.length.toLocaleString('en')} changed or added and ${answer.removed.length.toLocaleString('en')} removed offers`;
   const load = loadavg()[0].toFixed(1);
-  const speed = median(roundRatios({ ...answers, higherIsBetter: false }));
   emitResult({
     figure: `changes since the previous version, json, ${ITEMS.toLocaleString('en')} items with 1 % changed (${dialect}): time`,
     unit: 's', higherIsBetter: false, ours: answers.ours, reference: answers.reference,
-    referenceName: 'the full json export of the same version, rendered the same way', goal: '≥ 20×', met: speed >= 20,
+    referenceName: 'the full json export of the same version, rendered the same way', goal: '≥ 20×', met: metInEveryRound(roundRatios({ ...answers, higherIsBetter: false }), 20),
     notes: `${share}; in-process renders (the export service a cache miss runs), no HTTP, no cache; load average ${load}`,
   });
   const byteShare = bytes.changes / bytes.full;
@@ -167,7 +166,7 @@ try {
     figure: `publication of ${ITEMS.toLocaleString('en')} items, 1 % changed, with its changes recorded (${dialect})`,
     unit: 's', higherIsBetter: false, ours: publishing.ours, reference: publishing.reference,
     referenceName: 'the publication as it was: less the recording statements, plus the one-join count the guard ran before (both timed on the same two lists)',
-    goal: '≥ 0.91× (extra cost ≤ 10 %)', met: cost <= 1.1,
+    goal: '≥ 0.91× (extra cost ≤ 10 %)', met: metInEveryRound(publishing.ours.map((ours, i) => ours / publishing.reference[i]), 1.1, false),
     notes: `extra cost median ${((cost - 1) * 100).toFixed(1)} %; load average ${load}`,
   });
 } finally {

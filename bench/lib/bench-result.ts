@@ -26,13 +26,23 @@ export interface BenchResult {
   referenceName: string;
   /** The goal as text, e.g. "≥ 1.0×", "≤ 2 % of the full export's bytes", "< 5 s". */
   goal: string;
-  /** Decided by the script from the median (the ratio's median, or the value's median). */
+  /** Decided by the script: met only when every round is on the goal's side (metInEveryRound). */
   met: boolean;
   /** Anything a reader needs: sizes, the machine's load, what limits the figure. */
   notes?: string;
 }
 
 export const RESULT_PREFIX = 'BENCH-RESULT ';
+
+/**
+ * Whether every round is on the goal's side: ≥ `goal` when higher is better, else ≤ `goal`. A
+ * figure whose median passes while a round of it does not is on its goal line, and that is not met.
+ */
+export function metInEveryRound(rounds: readonly number[] | Spread, goal: number, higherIsBetter = true): boolean {
+  const { min, max } = 'min' in rounds ? rounds : { min: Math.min(...rounds), max: Math.max(...rounds) };
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return false;
+  return higherIsBetter ? min >= goal : max <= goal;
+}
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

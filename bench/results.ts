@@ -72,6 +72,10 @@ The machine is shared with other work: every figure is a ratio to a reference me
 same run, on the same machine, minutes apart. "ratio (CPU-s)" compares the CPU seconds each side
 used (the service process alone vs the reference process), which other load disturbs less.
 
+Each figure is the median of at least five alternating rounds, with its min–max beside it,
+never the best round. A figure is met only when every round is on its goal's side: a median
+past the goal with a round short of it is on the goal line, and that is not met.
+
 ## Figures
 
 ${table}

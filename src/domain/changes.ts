@@ -1,5 +1,6 @@
 import { AppError } from '../errors/app-error.js';
-import type { ChangeEntry, ChangesMeta, ChangesWriter } from '../model/changes-writer.js';
+import type { BuiltChanges, ChangeEntry, ChangesMeta, ChangesWriter } from '../model/changes-writer.js';
+import type { RecordSpec } from '../model/record-spec.js';
 import { LEGACY_COLUMNS } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ChangeSpan, Database, PriceListRecord } from '../store/types.js';
@@ -83,9 +84,19 @@ export async function planChanges(
     // A removed offer's category is one of version N's.
     const categoryIds = [...new Set([...latest.category_ids, ...base.category_ids])];
     const full = writer.needs.categories ? { ...plain, categories: await exportCategories(db, store.id, categoryIds) } : plain;
-    yield* writer.render(changeEntries(db, store.id, spanned, base, latest, writer.sameShown(full), request.onlyAvailable), full);
+    const built = builtAnswer(writer.built?.(full) ?? null);
+    yield* built ?? writer.render(changeEntries(db, store.id, spanned, base, latest, writer.sameShown(full), request.onlyAvailable), full);
     // As for a whole file (exports.ts): a version swept while it was read fails the answer.
     for (const list of [latest, base]) if (!(await db.priceLists.exists(list.id))) throw new ListGoneWhileReadError(list.version);
+  }
+
+  /** The answer from records the store builds, where the writer and the store both can (the same bytes; store/change-records.contract.test.ts). */
+  function builtAnswer(built: BuiltChanges | null): AsyncIterable<Uint8Array> | null {
+    if (built === null) return null;
+    const records = (spec: RecordSpec, which: 'changed' | 'removed') => db.changes.records(spanned, base.items_list_id, spec, which, request.onlyAvailable);
+    const changed = records(built.changed, 'changed');
+    const removed = changed && records(built.removed, 'removed');
+    return changed && removed ? built.render(changed, removed) : null;
   }
 
   return { resolved, render };

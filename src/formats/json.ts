@@ -100,7 +100,7 @@ export function jsonRecordSpec(columns: readonly ExportColumn[]): JsonRecordSpec
 }
 
 /** The built items without the first one's leading comma (every built item starts with ITEM_SEPARATOR). */
-async function* withoutFirstSeparator(items: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* withoutFirstSeparator(items: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   let first = true;
   for await (const chunk of items) {
     if (chunk.length === 0) continue;

@@ -5,6 +5,7 @@
  */
 import type { ExportMeta, WriterNeeds } from './export-writer.js';
 import type { PriceItem } from './price-item.js';
+import type { RecordSpec } from './record-spec.js';
 
 /** One line of a changes answer. All upserts come before the first delete. */
 export interface ChangeEntry {
@@ -31,4 +32,20 @@ export interface ChangesWriter {
   sameShown(meta: ChangesMeta): (a: PriceItem, b: PriceItem) => boolean;
   /** The entries, in batches, as the file's bytes. */
   render(entries: AsyncIterable<readonly ChangeEntry[]>, meta: ChangesMeta): AsyncIterable<Uint8Array>;
+  /**
+   * The same answer from records a store may build itself next to the recorded changes, as a
+   * full export's (model/record-spec.ts); absent, or null for these columns: `render` only.
+   */
+  built?(meta: ChangesMeta): BuiltChanges | null;
+}
+
+/**
+ * A changes answer of store-built records: the upserts' items as `changed` prints them (the
+ * full export's records) and the deletes' as `removed` does, each in offer_id order. "Changed"
+ * is judged by the fields `changed` reads and the price, as `sameShown` judges it.
+ */
+export interface BuiltChanges {
+  changed: RecordSpec;
+  removed: RecordSpec;
+  render(changed: AsyncIterable<Uint8Array>, removed: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
 }

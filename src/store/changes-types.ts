@@ -1,4 +1,5 @@
 import type { PriceItem } from '../model/price-item.js';
+import type { RecordSpec } from '../model/record-spec.js';
 
 /*
  * The changes feed's storage seam (CONTRACT §11): which versions a `since=N` request spans, and
@@ -33,4 +34,13 @@ export interface ChangesRepository {
    * items list ids of the two versions): what changed costs, not the list.
    */
   candidates(storeId: string, span: ChangeSpan, before: number, after: number): AsyncIterable<ChangeCandidate[]>;
+  /**
+   * The same answer's records built by the store (model/changes-writer.ts BuiltChanges), in
+   * offer_id order: `changed`, the offers present at the latest that were absent at `since`
+   * or whose price or a field the spec reads differs; `removed`, those present at `since` and
+   * absent at the latest (present: there and, with `onlyAvailable`, available). Null where it
+   * builds none (candidates then): a span of several versions, a field in no column, a store
+   * without the records extension.
+   */
+  records(span: ChangeSpan, before: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null;
 }

@@ -7,6 +7,7 @@ import { ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
 import { itemRowReader } from '../item-rows/native-item-rows.js';
 import type { DialectItems } from '../sql/dialect.js';
+import { changePages, changeRowsSql, pageEndSql } from '../sql/change-rows.js';
 import type { DuplicateOffer, ItemRowReader, ItemRows, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compilePgRecord, type PgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
@@ -15,11 +16,12 @@ import { compilePgYmlRecord } from './yml-sql.js';
 import { CopyRecordsQuery, type CopyParser } from './copy-out.js';
 import { CopyBytes } from './copy-bytes.js';
 import { nativeCopyPlan, type CopyRecordsModule } from './native-copy-records.js';
-import { pageIndexSql, recordPages } from './record-pages.js';
+import { pageIndexSql, PAGES_IN_FLIGHT, recordPages } from './record-pages.js';
 import { compilePgSheetRow, fillTextCells } from './sheet-row-sql.js';
 import { pageRowNumbers } from '../sheet-row-numbers.js';
 import type { SheetRowSpec } from '../../model/sheet-row.js';
 import { STORED_FIELDS } from '../stored-fields.js';
+import { literal } from './sql-literal.js';
 
 /** What the item paths use of the dialect's pool. */
 export interface PostgresConnection {
@@ -162,6 +164,40 @@ export class PostgresItems implements DialectItems {
       this.c.timed({ text: 'SELECT min(seq), max(seq) FROM price_items WHERE price_list_id = $1', values: [priceListId], rowMode: 'array' }),
     );
     yield* recordPages(rows[0], read);
+  }
+
+  /**
+   * A changes answer's records built by the C module from a version's recorded copies
+   * (ChangesRepository.records; sql/change-rows.ts), as a full export's pages are: the server
+   * sends the copies' plain columns in offer_id order. Null without the module, or for a
+   * spec it does not build or that reads `extra` (YML: the copies cannot compare its keys one by one).
+   */
+  changeRecords(changesOf: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null {
+    const module = this.c.records;
+    const native = module && nativeCopyPlan(spec);
+    const printed = native ? native.columns.filter((column) => column !== 'seq') : [];
+    if (!module || !native || printed.includes('extra')) return null;
+    const rows = { dialect: 'postgres', printed, which, onlyAvailable } as const;
+    const list = sqlInteger(changesOf);
+    return changePages(
+      async (after) => {
+        const { rows: ends } = await this.c.pool.query<[string]>(
+          this.c.timed({ text: pageEndSql(list, after === null ? null : '$1'), values: after === null ? [] : [after], rowMode: 'array' }),
+        );
+        return ends.length === 0 ? null : ends[0][0];
+      },
+      async (after, upto) => {
+        const copies = changeRowsSql(rows, list, after === null ? null : literal(after), upto === null ? null : literal(upto));
+        const bytes = new CopyBytes(module.copyDataRun);
+        try {
+          const messages = await this.copyRecords(`COPY (SELECT ${native.select} FROM (${copies}) AS copies ORDER BY offer_id) TO STDOUT (FORMAT binary)`, bytes);
+          return await module.build(native.call, native.args, native.columnTypes, messages);
+        } finally {
+          bytes.release();
+        }
+      },
+      PAGES_IN_FLIGHT,
+    );
   }
 
   /**

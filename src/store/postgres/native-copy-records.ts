@@ -39,6 +39,8 @@ const COLUMN_TYPES: Record<StoredField | 'seq' | 'extra', 't' | 'i' | 'b'> = {
 /** A page's plan: the COPY's select list, its columns' types, and the call's arguments over them. */
 export interface NativeCopyPlan {
   select: string;
+  /** The columns of `select`, each once (seq among them). */
+  columns: readonly string[];
   call: NativeCall['name'];
   args: readonly (number | string | null)[];
   columnTypes: string;
@@ -64,5 +66,5 @@ export function nativeCopyPlan(spec: RecordSpec): NativeCopyPlan | null {
     return column(arg.column, COLUMN_TYPES[arg.column]);
   };
   const args = call.args.map(argument);
-  return { select: [...columns.keys()].join(', '), call: call.name, args, columnTypes };
+  return { select: [...columns.keys()].join(', '), columns: [...columns.keys()], call: call.name, args, columnTypes };
 }

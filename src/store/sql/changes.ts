@@ -1,5 +1,7 @@
+import type { RecordSpec } from '../../model/record-spec.js';
 import { ITEM_COLUMNS, itemFromRow } from '../item-row.js';
 import type { ChangeCandidate, ChangeSpan, ChangesRepository } from '../changes-types.js';
+import { canBuildRecords } from '../stored-fields.js';
 import type { Row, SqlDialect, Steps } from './dialect.js';
 
 /*
@@ -115,12 +117,11 @@ export class SqlChangesRepository implements ChangesRepository {
   }
 
   async *candidates(storeId: string, span: ChangeSpan, before: number, after: number): AsyncGenerator<ChangeCandidate[]> {
-    const [only] = span.versions;
     // Since the version before the latest (the common case), the recorded copies are both rows:
     // the answer reads price_list_changes alone, in order. Across several versions an offer's
     // rows are looked up at both ends by offer_id; each page picks its offers first, so however
     // stale the planner's statistics after a large publication, only a page's offers are joined.
-    const fromRecords = span.versions.length === 1 && only.base === before;
+    const fromRecords = readsCopiesAlone(span, before);
     // Newest version first; an offer recorded by a later version of the span was given there.
     for (const version of span.versions) {
       let from = '';
@@ -156,7 +157,16 @@ export class SqlChangesRepository implements ChangesRepository {
       }
     }
   }
+
+  records(span: ChangeSpan, before: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null {
+    const { items } = this.d;
+    if (!items.changeRecords || !readsCopiesAlone(span, before) || !canBuildRecords(spec)) return null;
+    return items.changeRecords(span.versions[0].id, spec, which, onlyAvailable);
+  }
 }
+
+/** Whether the span's offers and both their rows are the recorded copies of its one version, recorded against `before`. */
+const readsCopiesAlone = (span: ChangeSpan, before: number): boolean => span.versions.length === 1 && span.versions[0].base === before;
 
 /** A recorded offer's two rows from its copies (a null seq: not there). */
 function fromCopies(r: Row): ChangeCandidate {

@@ -145,4 +145,9 @@ export interface DialectItems {
   readonly recordFormats: ReadonlySet<RecordSpec['format']>;
   /** Only for a spec of recordFormats every field of which is a column (stored-fields.ts). */
   render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
+  /**
+   * The records of a version's recorded changes (price_list_changes of `changesOf`), as
+   * ChangesRepository.records says; null for a spec it does not build. Absent: none are built.
+   */
+  changeRecords?(changesOf: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null;
 }

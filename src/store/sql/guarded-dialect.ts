@@ -16,6 +16,12 @@ export function guardedDialect(d: SqlDialect): SqlDialect {
       settle: d.items.settle ? (draftId) => d.items.settle!(draftId).catch(rethrowStoreError) : undefined,
       read: (listId, options) => guardedIterable(d.items.read(listId, options)),
       render: (listId, spec, options) => guardedIterable(d.items.render(listId, spec, options)),
+      changeRecords: d.items.changeRecords
+        ? (changesOf, spec, which, onlyAvailable) => {
+          const records = d.items.changeRecords!(changesOf, spec, which, onlyAvailable);
+          return records === null ? null : guardedIterable(records);
+        }
+        : undefined,
     },
   } satisfies Partial<SqlDialect>);
 }

@@ -63,6 +63,11 @@ Page *page_of(sqlite3_context *context) {
 }
 
 int next_row(Page *page, sqlite3_value *seq_value, const char *out_of_order) {
+  /* No seq: the caller's query orders the rows (the changes feed's, along offer_id: sql/change-rows.ts). */
+  if (sqlite3_value_type(seq_value) == SQLITE_NULL) {
+    page->rows++;
+    return 1;
+  }
   sqlite3_int64 seq = sqlite3_value_int64(seq_value);
   if (page->rows > 0 && seq <= page->last_seq) {
     page->error = out_of_order;

@@ -83,7 +83,7 @@ void put_value_text(Page *page, sqlite3_value *value);
 void put_integer_value(Page *page, sqlite3_value *value);
 /* The page of this aggregate call, or NULL when nothing more is to be written to it. */
 Page *page_of(sqlite3_context *context);
-/* Counts a row whose seq follows the last one's; 0 (the error set) when it does not. */
+/* Counts a row whose seq follows the last one's (or whose seq is NULL: no order checked); 0 (the error set) when it does not. */
 int next_row(Page *page, sqlite3_value *seq_value, const char *out_of_order);
 /* Minor units, never negative (CONTRACT §2), as units, the separator and two digits. */
 void put_money(Page *page, sqlite3_int64 minor, const void *separator, int separator_length);

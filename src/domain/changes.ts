@@ -1,6 +1,5 @@
 import { AppError } from '../errors/app-error.js';
 import type { BuiltChanges, ChangeEntry, ChangesMeta, ChangesWriter } from '../model/changes-writer.js';
-import type { RecordSpec } from '../model/record-spec.js';
 import { LEGACY_COLUMNS } from '../model/columns.js';
 import type { PriceItem } from '../model/price-item.js';
 import type { ChangeSpan, Database, PriceListRecord } from '../store/types.js';
@@ -93,10 +92,8 @@ export async function planChanges(
   /** The answer from records the store builds, where the writer and the store both can (the same bytes; store/change-records.contract.test.ts). */
   function builtAnswer(built: BuiltChanges | null): AsyncIterable<Uint8Array> | null {
     if (built === null) return null;
-    const records = (spec: RecordSpec, which: 'changed' | 'removed') => db.changes.records(spanned, base.items_list_id, spec, which, request.onlyAvailable);
-    const changed = records(built.changed, 'changed');
-    const removed = changed && records(built.removed, 'removed');
-    return changed && removed ? built.render(changed, removed) : null;
+    const records = db.changes.records(spanned, base.items_list_id, built, request.onlyAvailable);
+    return records && built.render(records.changed, records.removed);
   }
 
   return { resolved, render };

@@ -35,12 +35,24 @@ export interface ChangesRepository {
    */
   candidates(storeId: string, span: ChangeSpan, before: number, after: number): AsyncIterable<ChangeCandidate[]>;
   /**
-   * The same answer's records built by the store (model/changes-writer.ts BuiltChanges), in
-   * offer_id order: `changed`, the offers present at the latest that were absent at `since`
-   * or whose price or a field the spec reads differs; `removed`, those present at `since` and
+   * The same answer's records built by the store (model/changes-writer.ts BuiltChanges), each
+   * in offer_id order: `changed`, the offers present at the latest that were absent at `since`
+   * or whose price or a field its spec reads differs; `removed`, those present at `since` and
    * absent at the latest (present: there and, with `onlyAvailable`, available). Null where it
    * builds none (candidates then): a span of several versions, a field in no column, a store
-   * without the records extension.
+   * without its C record builders.
    */
-  records(span: ChangeSpan, before: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null;
+  records(span: ChangeSpan, before: number, specs: ChangeRecordSpecs, onlyAvailable: boolean): ChangeRecords | null;
+}
+
+/** The record specs of a changes answer's two parts. */
+export interface ChangeRecordSpecs {
+  changed: RecordSpec;
+  removed: RecordSpec;
+}
+
+/** A changes answer's two parts as records, each read as it is iterated. */
+export interface ChangeRecords {
+  changed: AsyncIterable<Uint8Array>;
+  removed: AsyncIterable<Uint8Array>;
 }

@@ -7,7 +7,8 @@ import { ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
 import { itemRowReader } from '../item-rows/native-item-rows.js';
 import type { DialectItems } from '../sql/dialect.js';
-import { changePages, changeRowsSql, pageEndSql } from '../sql/change-rows.js';
+import { changePages, changeRowsSql, pageEndSql, sharedPageEnds } from '../sql/change-rows.js';
+import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 import type { DuplicateOffer, ItemRowReader, ItemRows, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compilePgRecord, type PgRecord } from './delimited-sql.js';
 import { compilePgJsonRecord } from './json-sql.js';
@@ -169,35 +170,46 @@ export class PostgresItems implements DialectItems {
   /**
    * A changes answer's records built by the C module from a version's recorded copies
    * (ChangesRepository.records; sql/change-rows.ts), as a full export's pages are: the server
-   * sends the copies' plain columns in offer_id order. Null without the module, or for a
-   * spec it does not build or that reads `extra` (YML: the copies cannot compare its keys one by one).
+   * sends the copies' plain columns in offer_id order. Null without the module, or for specs
+   * it does not build or one that reads `extra` (YML: the copies cannot compare its keys one by one).
    */
-  changeRecords(changesOf: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null {
+  changeRecords(changesOf: number, specs: ChangeRecordSpecs, onlyAvailable: boolean): ChangeRecords | null {
     const module = this.c.records;
-    const native = module && nativeCopyPlan(spec);
-    const printed = native ? native.columns.filter((column) => column !== 'seq') : [];
-    if (!module || !native || printed.includes('extra')) return null;
-    const rows = { dialect: 'postgres', printed, which, onlyAvailable } as const;
+    if (!module) return null;
     const list = sqlInteger(changesOf);
-    return changePages(
-      async (after) => {
-        const { rows: ends } = await this.c.pool.query<[string]>(
-          this.c.timed({ text: pageEndSql(list, after === null ? null : '$1'), values: after === null ? [] : [after], rowMode: 'array' }),
-        );
-        return ends.length === 0 ? null : ends[0][0];
-      },
-      async (after, upto) => {
-        const copies = changeRowsSql(rows, list, after === null ? null : literal(after), upto === null ? null : literal(upto));
-        const bytes = new CopyBytes(module.copyDataRun);
-        try {
-          const messages = await this.copyRecords(`COPY (SELECT ${native.select} FROM (${copies}) AS copies ORDER BY offer_id) TO STDOUT (FORMAT binary)`, bytes);
-          return await module.build(native.call, native.args, native.columnTypes, messages);
-        } finally {
-          bytes.release();
-        }
-      },
-      PAGES_IN_FLIGHT,
-    );
+    const pageEnd = sharedPageEnds(async (after) => {
+      // By the key's index, as the pages are read (copyRecords): on a list whose changes the
+      // statistics have not seen, the planner's bitmap scan sorted every recorded offer for
+      // each page end (~8 ms a page end for 10,000 offers, against ~1.5 ms).
+      const results = (await this.c.withClient((client) =>
+        client.query(this.c.timed({ text: `SET LOCAL enable_bitmapscan = off; ${pageEndSql(list, literal(after))}`, rowMode: 'array' })),
+      )) as unknown as pg.QueryArrayResult<[string]>[];
+      const ends = results[1].rows;
+      return ends.length === 0 ? null : ends[0][0];
+    });
+    const part = (which: 'changed' | 'removed'): AsyncIterable<Uint8Array> | null => {
+      const native = nativeCopyPlan(specs[which]);
+      const printed = native ? native.columns.filter((column) => column !== 'seq') : [];
+      if (!native || printed.includes('extra')) return null;
+      const rows = { dialect: 'postgres', printed, which, onlyAvailable } as const;
+      return changePages(
+        pageEnd,
+        async (after, upto) => {
+          const copies = changeRowsSql(rows, list, literal(after), upto === null ? null : literal(upto));
+          const bytes = new CopyBytes(module.copyDataRun);
+          try {
+            const messages = await this.copyRecords(`COPY (SELECT ${native.select} FROM (${copies}) AS copies ORDER BY offer_id) TO STDOUT (FORMAT binary)`, bytes);
+            return await module.build(native.call, native.args, native.columnTypes, messages);
+          } finally {
+            bytes.release();
+          }
+        },
+        PAGES_IN_FLIGHT,
+      );
+    };
+    const changed = part('changed');
+    const removed = part('removed');
+    return changed && removed && { changed, removed };
   }
 
   /**

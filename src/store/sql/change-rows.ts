@@ -24,10 +24,18 @@ export interface ChangeRowsQuery {
 }
 
 /**
- * The rows of one page: the offers of `list` (an SQL expression of the version's id) after
- * `after` and up to `upto` (SQL expressions of offer_ids; null: no bound there).
+ * Before every offer_id: the first page's `after` (item-validation.ts refuses an empty offer_id,
+ * so "> ''" keeps them all). The first page then takes the statement of the pages after it
+ * (SQLite prepares each text once per page thread).
  */
-export function changeRowsSql(query: ChangeRowsQuery, list: string, after: string | null, upto: string | null): string {
+export const FIRST_AFTER = '';
+
+/**
+ * The rows of one page: the offers of `list` (an SQL expression of the version's id) after
+ * `after` and up to `upto` (SQL expressions of offer_ids; null: the last page). Both bounds
+ * are the key's range: a bound the index cannot take would read the rest of the list each page.
+ */
+export function changeRowsSql(query: ChangeRowsQuery, list: string, after: string, upto: string | null): string {
   const { dialect, printed, which, onlyAvailable } = query;
   const distinct = dialect === 'postgres' ? 'IS DISTINCT FROM' : 'IS NOT';
   const isAvailable = (side: string) => (dialect === 'postgres' ? `${side}_available` : `${side}_available = 1`);
@@ -42,13 +50,34 @@ export function changeRowsSql(query: ChangeRowsQuery, list: string, after: strin
   // rank by row_number() to check it cost 15 ms of SQLite's 16 for 9,000 changed items).
   return `SELECT ${dialect === 'postgres' ? 'NULL::bigint' : 'NULL'} AS seq, offer_id, ${COPIED_FIELDS.map((field) => `${side}_${field} AS ${field}`).join(', ')}
             FROM price_list_changes
-           WHERE price_list_id = ${list} ${after === null ? '' : `AND offer_id > ${after}`} ${upto === null ? '' : `AND offer_id <= ${upto}`} AND ${kept}
+           WHERE price_list_id = ${list} AND offer_id > ${after} ${upto === null ? '' : `AND offer_id <= ${upto}`} AND ${kept}
            ORDER BY offer_id`;
 }
 
-/** The last offer_id of the page after `after` (an SQL expression; null: from the first), or no row when the rest is one page. */
-export const pageEndSql = (list: string, after: string | null): string =>
-  `SELECT offer_id FROM price_list_changes WHERE price_list_id = ${list} ${after === null ? '' : `AND offer_id > ${after}`} ORDER BY offer_id LIMIT 1 OFFSET ${CHANGE_RECORDS_PER_PAGE - 1}`;
+/** The last offer_id of the page after `after` (an SQL expression), or no row when the rest is one page. */
+export const pageEndSql = (list: string, after: string): string =>
+  `SELECT offer_id FROM price_list_changes WHERE price_list_id = ${list} AND offer_id > ${after} ORDER BY offer_id LIMIT 1 OFFSET ${CHANGE_RECORDS_PER_PAGE - 1}`;
+
+/** The end of the page after `after` (an offer_id), or null when the rest is one page. */
+export type PageEnd = (after: string) => Promise<string | null>;
+
+/**
+ * `find` remembered: an answer's changed and removed offers are read along the same touched
+ * offers, so its second part takes the first part's page ends instead of seeking them again.
+ */
+export function sharedPageEnds(find: PageEnd): PageEnd {
+  const ends = new Map<string, Promise<string | null>>();
+  return (after) => {
+    let end = ends.get(after);
+    if (end === undefined) {
+      end = find(after);
+      ends.set(after, end);
+      // Thrown to the part that awaits it; not unhandled meanwhile.
+      end.catch(() => undefined);
+    }
+    return end;
+  };
+}
 
 /**
  * The pages `readPage` reads between the page ends `pageEnd` finds, in offer_id order, `ahead`
@@ -56,13 +85,13 @@ export const pageEndSql = (list: string, after: string | null): string =>
  * one after another (a skip along the key, well under a page's work).
  */
 export async function* changePages(
-  pageEnd: (after: string | null) => Promise<string | null>,
-  readPage: (after: string | null, upto: string | null) => Promise<Uint8Array | null>,
+  pageEnd: PageEnd,
+  readPage: (after: string, upto: string | null) => Promise<Uint8Array | null>,
   ahead: number,
 ): AsyncGenerator<Uint8Array> {
   const inFlight: Promise<Uint8Array | null>[] = [];
-  let after: string | null = null;
-  let end: Promise<string | null> | null = pageEnd(null);
+  let after = FIRST_AFTER;
+  let end: Promise<string | null> | null = pageEnd(after);
   for (;;) {
     while (end !== null && inFlight.length < ahead) {
       const upto: string | null = await end;
@@ -70,9 +99,12 @@ export async function* changePages(
       // Failures are thrown in turn; not unhandled meanwhile.
       page.catch(() => undefined);
       inFlight.push(page);
-      after = upto;
-      end = upto === null ? null : pageEnd(upto);
-      end?.catch(() => undefined);
+      if (upto === null) {
+        end = null;
+      } else {
+        after = upto;
+        end = pageEnd(upto);
+      }
     }
     const page = inFlight.shift();
     if (!page) return;

@@ -1,6 +1,5 @@
-import type { RecordSpec } from '../../model/record-spec.js';
 import { ITEM_COLUMNS, itemFromRow } from '../item-row.js';
-import type { ChangeCandidate, ChangeSpan, ChangesRepository } from '../changes-types.js';
+import type { ChangeCandidate, ChangeRecords, ChangeRecordSpecs, ChangeSpan, ChangesRepository } from '../changes-types.js';
 import { canBuildRecords } from '../stored-fields.js';
 import type { Row, SqlDialect, Steps } from './dialect.js';
 
@@ -158,10 +157,10 @@ export class SqlChangesRepository implements ChangesRepository {
     }
   }
 
-  records(span: ChangeSpan, before: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null {
+  records(span: ChangeSpan, before: number, specs: ChangeRecordSpecs, onlyAvailable: boolean): ChangeRecords | null {
     const { items } = this.d;
-    if (!items.changeRecords || !readsCopiesAlone(span, before) || !canBuildRecords(spec)) return null;
-    return items.changeRecords(span.versions[0].id, spec, which, onlyAvailable);
+    if (!items.changeRecords || !readsCopiesAlone(span, before) || !canBuildRecords(specs.changed) || !canBuildRecords(specs.removed)) return null;
+    return items.changeRecords(span.versions[0].id, specs, onlyAvailable);
   }
 }
 

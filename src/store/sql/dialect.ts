@@ -2,6 +2,7 @@ import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import type { DuplicateOffer, ItemRowReader, ItemRows, KeyLookup, ReadItemsOptions, SequencedItem } from '../types.js';
 import type { PublicationFeed } from '../warming-types.js';
+import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 
 /*
  * What the shared SQL base (sql-database.ts and the repositories beside it) needs from a
@@ -147,7 +148,7 @@ export interface DialectItems {
   render(priceListId: number, spec: RecordSpec, options: Pick<ReadItemsOptions, 'onlyAvailable'>): AsyncIterable<Uint8Array>;
   /**
    * The records of a version's recorded changes (price_list_changes of `changesOf`), as
-   * ChangesRepository.records says; null for a spec it does not build. Absent: none are built.
+   * ChangesRepository.records says; null for specs it does not build. Absent: none are built.
    */
-  changeRecords?(changesOf: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null;
+  changeRecords?(changesOf: number, specs: ChangeRecordSpecs, onlyAvailable: boolean): ChangeRecords | null;
 }

@@ -17,9 +17,9 @@ export function guardedDialect(d: SqlDialect): SqlDialect {
       read: (listId, options) => guardedIterable(d.items.read(listId, options)),
       render: (listId, spec, options) => guardedIterable(d.items.render(listId, spec, options)),
       changeRecords: d.items.changeRecords
-        ? (changesOf, spec, which, onlyAvailable) => {
-          const records = d.items.changeRecords!(changesOf, spec, which, onlyAvailable);
-          return records === null ? null : guardedIterable(records);
+        ? (changesOf, specs, onlyAvailable) => {
+          const records = d.items.changeRecords!(changesOf, specs, onlyAvailable);
+          return records && { changed: guardedIterable(records.changed), removed: guardedIterable(records.removed) };
         }
         : undefined,
     },

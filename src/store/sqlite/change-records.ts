@@ -1,5 +1,5 @@
-import type { RecordSpec } from '../../model/record-spec.js';
-import { changePages, changeRowsSql, pageEndSql } from '../sql/change-rows.js';
+import { changePages, changeRowsSql, pageEndSql, sharedPageEnds } from '../sql/change-rows.js';
+import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 import { pageThreadValue, type PageRunner } from './list-pages.js';
 import { nativeRecordsSelect } from './native-records-sql.js';
 
@@ -14,24 +14,30 @@ import { nativeRecordsSelect } from './native-records-sql.js';
  */
 
 /**
- * The records of `spec` over the `changed` or `removed` offers of version `changesOf`'s copies,
- * in offer_id order; null where no aggregate builds the spec, or where it reads `extra` (YML),
- * whose keys the copies cannot compare one by one.
+ * The records of `specs` over the changed and removed offers of version `changesOf`'s copies,
+ * each in offer_id order; null where no aggregate builds a spec, or where one reads `extra`
+ * (YML), whose keys the copies cannot compare one by one.
  */
-export function changeRecordPages(runner: PageRunner, changesOf: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null {
-  const select = nativeRecordsSelect(spec);
-  if (select === null || select.columns.includes('extra')) return null;
-  const rows = { dialect: 'sqlite', printed: select.columns, which, onlyAvailable } as const;
-  const bound = (after: string | null) => (after === null ? {} : { after });
-  return changePages(
-    (after) => pageThreadValue<string | null>(runner, pageEndSql('@list', after === null ? null : '@after'), { list: changesOf, ...bound(after) }),
-    (after, upto) =>
-      pageThreadValue<Uint8Array | null>(
-        runner,
-        `SELECT ${select.expression} FROM (${changeRowsSql(rows, '@list', after === null ? null : '@after', upto === null ? null : '@upto')})`,
-        { ...select.params, list: changesOf, ...bound(after), ...(upto === null ? {} : { upto }) },
-      ),
-    // As a full export's pages (listPages): one a thread, and one ready when the next is taken.
-    runner.workers ? runner.workers.size + 1 : 1,
-  );
+export function changeRecordPages(runner: PageRunner, changesOf: number, specs: ChangeRecordSpecs, onlyAvailable: boolean): ChangeRecords | null {
+  const pageEnd = sharedPageEnds((after) => pageThreadValue<string | null>(runner, pageEndSql('@list', '@after'), { list: changesOf, after }));
+  // As a full export's pages (listPages): one a thread, and one ready when the next is taken.
+  const ahead = runner.workers ? runner.workers.size + 1 : 1;
+  const part = (which: 'changed' | 'removed'): AsyncIterable<Uint8Array> | null => {
+    const select = nativeRecordsSelect(specs[which]);
+    if (select === null || select.columns.includes('extra')) return null;
+    const rows = { dialect: 'sqlite', printed: select.columns, which, onlyAvailable } as const;
+    return changePages(
+      pageEnd,
+      (after, upto) =>
+        pageThreadValue<Uint8Array | null>(
+          runner,
+          `SELECT ${select.expression} FROM (${changeRowsSql(rows, '@list', '@after', upto === null ? null : '@upto')})`,
+          { ...select.params, list: changesOf, after, ...(upto === null ? {} : { upto }) },
+        ),
+      ahead,
+    );
+  };
+  const changed = part('changed');
+  const removed = part('removed');
+  return changed && removed && { changed, removed };
 }

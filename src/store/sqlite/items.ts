@@ -9,6 +9,7 @@ import { itemRowReader } from '../item-rows/native-item-rows.js';
 import { compileRecord, type CompiledRecord } from './delimited-sql.js';
 import { nativeRecordsPage } from './native-records-sql.js';
 import { changeRecordPages } from './change-records.js';
+import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 import { compileJsonRecord } from './json-sql.js';
 import { compileXmlRecord } from './xml-sql.js';
 import { compileYmlRecord } from './yml-sql.js';
@@ -117,8 +118,8 @@ export class SqliteItems implements DialectItems {
     yield* listPages<Uint8Array>(this.c.pageRunner, priceListId, this.positionBounds(priceListId), query);
   }
 
-  changeRecords(changesOf: number, spec: RecordSpec, which: 'changed' | 'removed', onlyAvailable: boolean): AsyncIterable<Uint8Array> | null {
-    return this.c.nativeRecords ? changeRecordPages(this.c.pageRunner, changesOf, spec, which, onlyAvailable) : null;
+  changeRecords(changesOf: number, specs: ChangeRecordSpecs, onlyAvailable: boolean): ChangeRecords | null {
+    return this.c.nativeRecords ? changeRecordPages(this.c.pageRunner, changesOf, specs, onlyAvailable) : null;
   }
 
   /**

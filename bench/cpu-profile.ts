@@ -69,6 +69,23 @@ function addSelfTimes(file: string, self: Map<string, number>, window?: Window):
   return total;
 }
 
+/** The share of a profile's sampled time inside the window that its thread was busy (not idle). */
+export function busyShare(file: string, window: Window): number {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
+  let at = profile.startTime;
+  let busy = 0;
+  let all = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (at < window.from || at > window.to) return;
+    all += delta;
+    if (!idle.has(id)) busy += delta;
+  });
+  return all === 0 ? 0 : busy / all;
+}
+
 function sortedFrames(self: Map<string, number>, total: number, top: number): Frame[] {
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])

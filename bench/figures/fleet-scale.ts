@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { framesTable, monotonicMicros, threadProfiles, topFrames, type Window } from '../cpu-profile.js';
+import { busyShare, framesTable, monotonicMicros, threadProfiles, topFrames, type Window } from '../cpu-profile.js';
 import { openDatabase } from '../../src/store/factory.js';
 import { benchStore } from '../bench-data.js';
 import { download } from '../http-client.js';
@@ -41,7 +41,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     // Only the 304s across keys (and idle CPU): the storm takes minutes.
     'no-storm': { type: 'boolean', default: false },
-    // The fleet server under --cpu-prof: its top frames in the last round's two 304 runs are printed at the end.
+    // The fleet server under --cpu-prof: its top frames in the last round's two 304 runs and in the last storm are printed at the end.
     profile: { type: 'boolean', default: false },
     'database-url': { type: 'string' },
   },
@@ -207,7 +207,7 @@ let servedDirs = 0;
 const profileDir = join(dir, 'profile');
 const start = (databaseUrl: string, nodeFlags: string[] = []) =>
   startServer({ command, databaseUrl, cwd: ROOT, nodeFlags, env: { CACHE_DIR: join(dir, `cache-${servedDirs++}`) } });
-const windows: { across: Window | null; single: Window | null } = { across: null, single: null };
+const windows: { across: Window | null; single: Window | null; storm: Window | null } = { across: null, single: null, storm: null };
 
 const servers: ServerProcess[] = [];
 try {
@@ -279,7 +279,9 @@ try {
   // reference, the fetchers' quiet p99, is measured just before it in each round).
   const storms: Storm[] = [];
   for (let round = 0; round < (args['no-storm'] ? 0 : ROUNDS); round++) {
+    const from = monotonicMicros();
     const storm = await publishStorm(fleet, fleetUrl, fleetKeys);
+    windows.storm = { from, to: monotonicMicros() };
     console.log(`storm ${round + 1}: ${STORES} stores republished in ${storm.publishSeconds.toFixed(1)} s; every hot variant rendered ${storm.allCachedSeconds.toFixed(1)} s after the first publication (${storm.lagSeconds.toFixed(2)} s after the last); fetchers' p99 ${storm.quietP99.toFixed(1)} ms before, ${median(storm.stormP99).toFixed(1)} ms (${Math.min(...storm.stormP99).toFixed(1)}–${Math.max(...storm.stormP99).toFixed(1)}) in the storm's 2 s windows`);
     storms.push(storm);
   }
@@ -317,6 +319,9 @@ try {
     if (main) {
       console.log(`\nThe fleet server's main thread, last round, 304s across every key:\n\n${framesTable(topFrames(main, 25, windows.across))}`);
       console.log(`\n… and revalidating one key:\n\n${framesTable(topFrames(main, 25, windows.single))}`);
+      if (windows.storm) {
+        console.log(`\n… and in the last publish storm (busy ${(100 * busyShare(main, windows.storm)).toFixed(0)} % of it):\n\n${framesTable(topFrames(main, 30, windows.storm))}`);
+      }
     }
   }
   await databases.dropAll();

@@ -127,6 +127,12 @@ export class DiskRenderCache implements RenderCache {
   private readonly log: CacheLogger | undefined;
   /** Map order is recency order: a hit moves its entry to the end; eviction starts at the front. */
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Each store's entries, so that a store's new version drops its old entries without a pass
+   * over every store's: in a storm of 5,000 stores republished, that pass was 3.5 % of the main
+   * thread's busy time (bench/figures/fleet-scale.ts --profile, bench/RESULTS.md 2026-11-28).
+   */
+  private readonly byStore = new Map<string, Set<Entry>>();
   private readonly latest = new Map<string, number>();
   private readonly rendering = new Set<Promise<void>>();
   /** File removals of dropped entries still under way (idle() waits for them). */
@@ -207,8 +213,8 @@ export class DiskRenderCache implements RenderCache {
   noteLatest(storeId: string, version: number): void {
     if (version <= (this.latest.get(storeId) ?? 0)) return;
     this.latest.set(storeId, version);
-    for (const entry of this.entries.values()) {
-      if (entry.key.storeId !== storeId || entry.key.version >= version) continue;
+    for (const entry of [...(this.byStore.get(storeId) ?? [])]) {
+      if (entry.key.version >= version) continue;
       if (entry.state === 'ready') this.drop(entry);
       else entry.superseded = true;
     }
@@ -251,6 +257,9 @@ export class DiskRenderCache implements RenderCache {
     const entry = new Entry(key, source.contentType, name, `${name}.tmp`);
     entry.superseded = key.version < (this.latest.get(key.storeId) ?? 0);
     this.entries.set(key.id, entry);
+    let ofStore = this.byStore.get(key.storeId);
+    if (!ofStore) this.byStore.set(key.storeId, (ofStore = new Set()));
+    ofStore.add(entry);
     this.renders++;
     const done = this.runRender(entry, source);
     this.rendering.add(done);
@@ -356,6 +365,8 @@ export class DiskRenderCache implements RenderCache {
     if (entry.dropped) return;
     entry.dropped = true;
     if (this.entries.get(entry.key.id) === entry) this.entries.delete(entry.key.id);
+    const ofStore = this.byStore.get(entry.key.storeId);
+    if (ofStore?.delete(entry) && ofStore.size === 0) this.byStore.delete(entry.key.storeId);
     this.bytes -= entry.bytes;
     entry.bytes = 0;
     for (const buffer of entry.memory.values()) this.memoryBytes -= buffer.length;

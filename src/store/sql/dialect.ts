@@ -45,7 +45,8 @@ export interface KeyLookupMemo {
    */
   find(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null>;
   touched(keyId: string, at: Date): void;
-  invalidate(): void;
+  /** After this connection's own change: of one store's look-ups, when `storeId` is given, else of all. */
+  invalidate(storeId?: string): void;
 }
 
 export interface SqlDialect {

@@ -19,7 +19,7 @@ function standIn() {
     queries.push({
       hashes,
       answer: async (generation, revoked) => {
-        const found = new Map(hashes.map((hash) => [hash, { key: { id: hash, revoked_at: revoked ? new Date(0) : null } } as unknown as KeyLookup]));
+        const found = new Map(hashes.map((hash) => [hash, { key: { id: hash, revoked_at: revoked ? new Date(0) : null }, store: { id: 's' } } as unknown as KeyLookup]));
         resolve({ generation, found });
         // Lets the look-up go on to its next step (another query, or its answer).
         await new Promise((settled) => setImmediate(settled));

@@ -71,32 +71,67 @@ class WalIndexHeader implements ChangeSignal {
   }
 }
 
+/** What commits since the last ask may have changed of the key look-ups: nothing, every look-up, or those of these stores. */
+export type KeyLookupChanges = 'none' | 'all' | ReadonlySet<string>;
+
+/** Tells what of the key look-ups commits since the last ask may have changed. */
+export interface KeyLookupSignal {
+  changes(): KeyLookupChanges;
+  close(): void;
+}
+
+/** A signal that knows no more than "something was committed": every commit changes every look-up. */
+export const everyCommit = (signal: ChangeSignal): KeyLookupSignal => ({
+  changes: () => (signal.changed() ? 'all' : 'none'),
+  close: () => signal.close(),
+});
+
+/** Rows of key_lookup_changes read at once; more since the last ask: everything is dropped. */
+const STORE_CHANGES_READ = 1000;
+
 /**
  * A signal narrowed to what the key look-ups read: when `any` fires (some commit), the counter
- * the schema's triggers raise for a change to a key, a store or a list (schema.ts) says whether
- * that commit touched them. One read transaction per commit seen, not per request. Before the
- * migration made the counter, every commit counts.
+ * the schema's triggers raise for a key, a store added or removed (schema.ts) says whether
+ * every look-up may have changed, and key_lookup_changes names the stores whose latest list
+ * or lists changed since the last ask. Two reads per commit seen, not per request. Before the
+ * migrations made them, every commit changes everything.
  */
-class KeyLookupGeneration implements ChangeSignal {
-  private statement: Database.Statement | null = null;
+class KeyLookupGeneration implements KeyLookupSignal {
+  private generation: Database.Statement | null = null;
+  private storeChanges: Database.Statement | null = null;
+  private lastChange: Database.Statement | null = null;
   private seen: number | null = null;
+  /** The last key_lookup_changes row read; null: none yet (the first ask changes everything). */
+  private lastSeq: number | null = null;
 
   constructor(private readonly db: Database.Database, private readonly any: ChangeSignal) {}
 
-  changed(): boolean {
-    if (!this.any.changed()) return false;
-    let generation: number;
+  changes(): KeyLookupChanges {
+    if (!this.any.changed()) return 'none';
     try {
-      this.statement ??= this.db.prepare('SELECT n FROM key_lookup_generation').pluck();
-      generation = this.statement.get() as number;
+      this.generation ??= this.db.prepare('SELECT n FROM key_lookup_generation').pluck();
+      this.storeChanges ??= this.db.prepare(`SELECT seq, store_id FROM key_lookup_changes WHERE seq > ? ORDER BY seq LIMIT ${STORE_CHANGES_READ + 1}`).raw();
+      this.lastChange ??= this.db.prepare('SELECT coalesce(max(seq), 0) FROM key_lookup_changes').pluck();
+      const generation = this.generation.get() as number;
+      const everything = generation !== this.seen || this.lastSeq === null;
+      this.seen = generation;
+      const since = this.lastSeq;
+      const rows = since === null ? [] : (this.storeChanges.all(since) as [number, string][]);
+      // Rows pruned since the last ask (a gap after it), or more than are read: drop everything.
+      const whole = since !== null && rows.length <= STORE_CHANGES_READ && (rows.length === 0 || rows[0][0] === since + 1);
+      if (everything || !whole) {
+        this.lastSeq = this.lastChange.get() as number;
+        return 'all';
+      }
+      if (rows.length === 0) return 'none';
+      this.lastSeq = rows[rows.length - 1][0];
+      return new Set(rows.map(([, store]) => store));
     } catch {
-      this.statement = null;
+      this.generation = this.storeChanges = this.lastChange = null;
       this.seen = null;
-      return true;
+      this.lastSeq = null;
+      return 'all';
     }
-    if (generation === this.seen) return false;
-    this.seen = generation;
-    return true;
   }
 
   close(): void {
@@ -104,8 +139,8 @@ class KeyLookupGeneration implements ChangeSignal {
   }
 }
 
-/** Whether a commit since the last ask may have changed a key look-up (see KeyLookupGeneration). */
-export function keyLookupSignal(db: Database.Database, path: string): ChangeSignal {
+/** What commits since the last ask may have changed of the key look-ups (see KeyLookupGeneration). */
+export function keyLookupSignal(db: Database.Database, path: string): KeyLookupSignal {
   return new KeyLookupGeneration(db, changeSignal(db, path));
 }
 

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import type { KeyScopes } from '../../model/key-scopes.js';
 import { queriesOf as countQueries } from '../../../test/support/count-queries.js';
 import { publishOneItem } from '../../../test/support/publish-one-item.js';
-import { changeSignal, type ChangeSignal } from './change-signal.js';
+import { changeSignal, everyCommit, type ChangeSignal } from './change-signal.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
 import { sqlDatabase } from '../sql/sql-database.js';
 import { DeliveryRuns, type Database as Db, type KeyLookup } from '../types.js';
@@ -83,6 +83,33 @@ describe('remembered key look-ups never outlive a change', () => {
       raw.close();
     }
     assert.equal((await server.keys.findByHash('h-s2'))?.latest, null);
+  });
+
+  it("drops only the republished store's look-ups when another connection publishes, and all of them when it cannot tell", async () => {
+    await server.stores.create({ id: 't', name: 'T', currency: 'RUB', url: null, company: null });
+    await server.keys.insert({ id: 'k-t', store_id: 't', label: null, prefix: 'p', hash: 'h-t' });
+    const remembered = await server.keys.findByHash('h1');
+    await server.keys.findByHash('h-t');
+    const published = await publishOneItem(cli, 't');
+    const other = await queriesOf(() => server.keys.findByHash('h1'));
+    assert.equal(other.value, remembered);
+    assert.equal(other.asked, 0, "another store's look-up is not asked again");
+    assert.equal((await server.keys.findByHash('h-t'))?.latest?.version, published.version);
+    // More store changes since the last check than are read, or rows pruned since it: everything is asked again.
+    const raw = new Database(join(dir, 'db.sqlite'));
+    try {
+      raw.transaction(() => {
+        for (let i = 0; i < 1001; i++) raw.prepare("INSERT INTO key_lookup_changes (store_id) VALUES ('nobody')").run();
+      })();
+      assert.equal((await queriesOf(() => server.keys.findByHash('h1'))).asked, 1, 'over 1,000 changes: all dropped');
+      raw.prepare("INSERT INTO key_lookup_changes (store_id) VALUES ('nobody'), ('nobody')").run();
+      raw.prepare('DELETE FROM key_lookup_changes WHERE seq = (SELECT max(seq) - 1 FROM key_lookup_changes)').run();
+      assert.equal((await queriesOf(() => server.keys.findByHash('h1'))).asked, 1, 'a gap since the last check: all dropped');
+      raw.prepare("INSERT INTO key_lookup_changes (store_id) VALUES ('nobody')").run();
+      assert.equal((await queriesOf(() => server.keys.findByHash('h1'))).asked, 0, "one change of another store: kept");
+    } finally {
+      raw.close();
+    }
   });
 
   it('sees a revocation made by another connection on the next look-up', async () => {
@@ -172,11 +199,11 @@ class ManualSignal implements ChangeSignal {
 }
 
 describe('one check of the change signal per event-loop turn', () => {
-  const lookup = { key: { id: 'k' } } as unknown as KeyLookup;
+  const lookup = { key: { id: 'k' }, store: { id: 's' } } as unknown as KeyLookup;
 
   it('serves every look-up of a turn from one read, made after they all asked', async () => {
     const signal = new ManualSignal();
-    const cache = new KeyLookupCache(signal);
+    const cache = new KeyLookupCache(everyCommit(signal));
     cache.set('h', lookup);
     const asked = Array.from({ length: 20 }, () => cache.checked().then(() => cache.get('h')));
     // A commit after the look-ups asked but before the turn's check: all of them must see it.
@@ -187,7 +214,7 @@ describe('one check of the change signal per event-loop turn', () => {
 
   it('makes a look-up that asks after the check wait for a new one, which sees a commit made since', async () => {
     const signal = new ManualSignal();
-    const cache = new KeyLookupCache(signal);
+    const cache = new KeyLookupCache(everyCommit(signal));
     cache.set('h', lookup);
     await cache.checked();
     assert.equal(cache.get('h'), lookup);
@@ -199,7 +226,7 @@ describe('one check of the change signal per event-loop turn', () => {
   });
 
   it('trusts nothing remembered when the signal cannot be read', async () => {
-    const cache = new KeyLookupCache({ changed: () => { throw new Error('EIO'); }, close: () => undefined });
+    const cache = new KeyLookupCache(everyCommit({ changed: () => { throw new Error("EIO"); }, close: () => undefined }));
     cache.set('h', lookup);
     await cache.checked();
     assert.equal(cache.get('h'), undefined);

@@ -1,13 +1,14 @@
 import { RememberedLookups } from '../sql/remembered-lookups.js';
 import type { KeyLookup } from '../types.js';
-import type { ChangeSignal } from './change-signal.js';
+import type { KeyLookupChanges, KeyLookupSignal } from './change-signal.js';
 
 /**
  * Key look-ups remembered while nothing in the database changed, so a revalidation (304) costs
  * a share of one check of the change signal (change-signal.ts) instead of a three-table join
  * (bench/RESULTS.md, "304 revalidations"). The signal fires whenever any connection commits
- * (the CLI revoking a key or publishing, another process); this connection's own key and list
- * writes also call `invalidate()`. Misses are not kept.
+ * (the CLI revoking a key or publishing, another process) and says which stores' look-ups it may
+ * have changed, or all (change-signal.ts); this connection's own key and list writes also call
+ * `invalidate()`. Misses are not kept.
  *
  * A revocation is seen by the next request (CONTRACT §4), and the check is still shared: a
  * look-up waits for a check made after it asked, run once for all the look-ups of an event-loop
@@ -26,7 +27,7 @@ export class KeyLookupCache {
    */
   private loading = new Map<string, Promise<KeyLookup | null>>();
 
-  constructor(private readonly signal: ChangeSignal) {}
+  constructor(private readonly signal: KeyLookupSignal) {}
 
   /**
    * The key's look-up: remembered, or asked of the database with `load`, after a check made
@@ -66,12 +67,15 @@ export class KeyLookupCache {
     // Look-ups asking from here on wait for the next check: this one may predate their requests.
     this.nextCheck = null;
     this.loading = new Map();
+    let changes: KeyLookupChanges;
     try {
-      if (this.signal.changed()) this.entries.clear();
+      changes = this.signal.changes();
     } catch {
       // An unreadable signal is a change: nothing remembered is trusted.
-      this.entries.clear();
+      changes = 'all';
     }
+    if (changes === 'all') this.entries.clear();
+    else if (changes !== 'none') this.entries.forget(changes);
     done();
   }
 
@@ -83,9 +87,10 @@ export class KeyLookupCache {
     this.signal.close();
   }
 
-  /** After this connection changed keys, stores or latest lists. */
-  invalidate(): void {
-    this.entries.clear();
+  /** After this connection changed keys, stores or latest lists: those of `storeId` only, when given. */
+  invalidate(storeId?: string): void {
+    if (storeId === undefined) this.entries.clear();
+    else this.entries.forget(new Set([storeId]));
     this.loading = new Map();
   }
 

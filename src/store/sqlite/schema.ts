@@ -273,4 +273,26 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER key_lookups_list_changed AFTER UPDATE OF id, version, published_at, item_count, available_count, currencies, category_ids, items_of ON price_lists
     BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
   `,
+  // A store's change to its latest list or its lists tells which store (key_lookup_changes), so a
+  // publication drops only that store's remembered look-ups, not every store's: in a storm of
+  // 5,000 stores republished, every look-up was asked of the database again after each of ~130
+  // commits a second (bench/RESULTS.md, 2026-11-28). Keys added, removed or changed, stores added
+  // or removed, and a store's id changed still raise the generation: everything is dropped. The
+  // newest 10,000 rows are kept; a reader further behind drops everything (change-signal.ts).
+  `
+  CREATE TABLE key_lookup_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, store_id TEXT NOT NULL);
+  CREATE TRIGGER key_lookup_changes_kept AFTER INSERT ON key_lookup_changes
+    BEGIN DELETE FROM key_lookup_changes WHERE seq <= NEW.seq - 10000; END;
+  DROP TRIGGER key_lookups_store_changed;
+  CREATE TRIGGER key_lookups_store_renamed AFTER UPDATE OF id ON stores WHEN NEW.id IS NOT OLD.id
+    BEGIN UPDATE key_lookup_generation SET n = n + 1; END;
+  CREATE TRIGGER key_lookups_store_changed AFTER UPDATE ON stores WHEN NEW.id IS OLD.id
+    BEGIN INSERT INTO key_lookup_changes (store_id) VALUES (NEW.id); END;
+  DROP TRIGGER key_lookups_list_removed;
+  CREATE TRIGGER key_lookups_list_removed AFTER DELETE ON price_lists
+    BEGIN INSERT INTO key_lookup_changes (store_id) VALUES (OLD.store_id); END;
+  DROP TRIGGER key_lookups_list_changed;
+  CREATE TRIGGER key_lookups_list_changed AFTER UPDATE OF id, version, published_at, item_count, available_count, currencies, category_ids, items_of, store_id ON price_lists
+    BEGIN INSERT INTO key_lookup_changes (store_id) VALUES (OLD.store_id); INSERT INTO key_lookup_changes (store_id) SELECT NEW.store_id WHERE NEW.store_id IS NOT OLD.store_id; END;
+  `,
 ];

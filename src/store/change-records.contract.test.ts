@@ -1,6 +1,6 @@
 /**
  * The changes answer (CONTRACT §11) from records the store builds next to the recorded changes
- * (ChangesRepository.records, sqlite/change-records.ts) against the same answer printed by the
+ * (ChangesRepository.records: sqlite/change-records.ts, postgres/items.ts) against the same answer printed by the
  * writer from the items (domain/changes.ts changeEntries): the same bytes for any two
  * consecutive versions, columns and filter, on every dialect this run reaches. The
  * JavaScript path is the reference; a store that builds none answers by it.
@@ -20,7 +20,7 @@ import type { TestDatabase } from '../../test/support/dialects.js';
 import { CHANGE_RECORDS_PER_PAGE } from './sql/change-rows.js';
 import type { ChangesRepository, Database } from './types.js';
 
-/** An item as a repricer sends it; `description` and `vendor` are printed by no JSON column here but the profile's. */
+/** An item as a repricer sends it; `description` is kept in `extra`, and only a profile's column prints it. */
 interface Raw {
   offer_id: string;
   name: string;

@@ -47,42 +47,44 @@ export function topFrames(files: string | readonly string[], top = 15, window?: 
   return sortedFrames(self, total, top);
 }
 
-/** Adds a profile's self times (inside the window) to `self`; returns the busy time added. */
-function addSelfTimes(file: string, self: Map<string, number>, window?: Window): number {
+/** Each sample of a profile (inside the window, when one is given): its node and the time it stands for. */
+function* samples(file: string, window?: Window): Generator<{ node: ProfileNode; delta: number }> {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  let total = 0;
   let at = profile.startTime;
-  profile.samples.forEach((id, index) => {
-    const node = byId.get(id)!;
+  for (const [index, id] of profile.samples.entries()) {
     const delta = profile.timeDeltas[index] ?? 0;
     at += delta;
-    if (window && (at < window.from || at > window.to)) return;
+    if (window && (at < window.from || at > window.to)) continue;
+    yield { node: byId.get(id)!, delta };
+  }
+}
+
+/** Waiting is not work: percentages are of the time the thread was busy. */
+const isIdle = (node: ProfileNode): boolean => node.callFrame.functionName === '(idle)';
+
+/** Adds a profile's self times (inside the window) to `self`; returns the busy time added. */
+function addSelfTimes(file: string, self: Map<string, number>, window?: Window): number {
+  let total = 0;
+  for (const { node, delta } of samples(file, window)) {
+    if (isIdle(node)) continue;
     const { functionName, url, lineNumber } = node.callFrame;
-    // Waiting is not work: percentages are of the time the thread was busy.
-    if (functionName === '(idle)') return;
     const where = url ? `${url.startsWith('file://') ? relative(ROOT, new URL(url).pathname) : url}:${lineNumber + 1}` : '';
     const key = `${functionName || '(anonymous)'}\t${where}`;
     self.set(key, (self.get(key) ?? 0) + delta);
     total += delta;
-  });
+  }
   return total;
 }
 
 /** The share of a profile's sampled time inside the window that its thread was busy (not idle). */
 export function busyShare(file: string, window: Window): number {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
-  let at = profile.startTime;
   let busy = 0;
   let all = 0;
-  profile.samples.forEach((id, index) => {
-    const delta = profile.timeDeltas[index] ?? 0;
-    at += delta;
-    if (at < window.from || at > window.to) return;
+  for (const { node, delta } of samples(file, window)) {
     all += delta;
-    if (!idle.has(id)) busy += delta;
-  });
+    if (!isIdle(node)) busy += delta;
+  }
   return all === 0 ? 0 : busy / all;
 }
 

@@ -203,6 +203,9 @@ function ymlCall(spec: YmlRecordSpec): NativeCall | null {
   return args.call('price_export_yml', [categories.ids], ['extra']);
 }
 
+/** The columns a call reads (seq among them), each once, in the order it first reads them. */
+export const callColumns = (call: NativeCall): string[] => [...new Set(call.args.flatMap((arg) => ('column' in arg ? [arg.column] : [])))];
+
 /**
  * The aggregate call that builds `spec`'s records; null where none does, so the SQL does: another
  * format (XLSX's rows), a delimiter that is not one ASCII character, a YML part ymlPart leaves to

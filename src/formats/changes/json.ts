@@ -14,14 +14,16 @@ import { textChangesWriter } from './text-changes-writer.js';
 const removedOpening = (changedAny: boolean): string => `${changedAny ? '\n' : ''}],"removed":[`;
 const closing = (removedAny: boolean): string => `${removedAny ? '\n' : ''}]}\n`;
 
+const changesHeader = ({ since, priceList }: ChangesMeta): string =>
+  `{"since":${since},"version":${priceList.version},"published_at":${JSON.stringify(priceList.publishedAt.toISOString())},"changed":[`;
+
 function changesLayout(meta: ChangesMeta): TextLayout<ChangeEntry> {
   const items = jsonItemLayout(meta);
-  const { priceList } = meta;
   let changed = 0;
   let removed = 0;
   const between = () => removedOpening(changed > 0);
   return {
-    header: `{"since":${meta.since},"version":${priceList.version},"published_at":${JSON.stringify(priceList.publishedAt.toISOString())},"changed":[`,
+    header: changesHeader(meta),
     row(entry) {
       if (entry.action === 'upsert') return items.row(entry.item, changed++);
       return `${removed++ === 0 ? `${between()}\n` : ',\n'}${JSON.stringify(entry.item.offer_id)}`;
@@ -39,12 +41,11 @@ const REMOVED_ID: JsonRecordSpec = { format: 'json', parts: [{ kind: 'literal', 
 function builtChanges(meta: ChangesMeta): BuiltChanges | null {
   const changed = jsonRecordSpec(meta.columns);
   if (changed === null) return null;
-  const { header } = changesLayout(meta);
   return {
     changed,
     removed: REMOVED_ID,
     async *render(changedRecords, removedRecords) {
-      yield Buffer.from(header, 'utf8');
+      yield Buffer.from(changesHeader(meta), 'utf8');
       let changedAny = false;
       for await (const chunk of withoutFirstSeparator(changedRecords)) {
         changedAny = true;

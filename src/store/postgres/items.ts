@@ -7,7 +7,7 @@ import { ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
 import { BINARY_COPY_HEADER, BINARY_COPY_TRAILER, COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
 import { itemRowReader } from '../item-rows/native-item-rows.js';
 import type { DialectItems } from '../sql/dialect.js';
-import { changePages, changeRowsSql, pageEndSql, sharedPageEnds } from '../sql/change-rows.js';
+import { changePages, changeRecordParts, changeRowsQuery, changeRowsSql, pageEndSql, sharedPageEnds } from '../sql/change-rows.js';
 import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 import type { DuplicateOffer, ItemRowReader, ItemRows, ReadItemsOptions, SequencedItem } from '../types.js';
 import { compilePgRecord, type PgRecord } from './delimited-sql.js';
@@ -178,20 +178,19 @@ export class PostgresItems implements DialectItems {
     if (!module) return null;
     const list = sqlInteger(changesOf);
     const pageEnd = sharedPageEnds(async (after) => {
-      // By the key's index, as the pages are read (copyRecords): on a list whose changes the
-      // statistics have not seen, the planner's bitmap scan sorted every recorded offer for
-      // each page end (~8 ms a page end for 10,000 offers, against ~1.5 ms).
+      // By the key's index, as the pages are read: on a list whose changes the statistics have
+      // not seen, the planner's bitmap scan sorted every recorded offer for each page end (~8 ms
+      // a page end for 10,000 offers, against ~1.5 ms).
       const results = (await this.c.withClient((client) =>
-        client.query(this.c.timed({ text: `SET LOCAL enable_bitmapscan = off; ${pageEndSql(list, literal(after))}`, rowMode: 'array' })),
+        client.query(this.c.timed({ text: inKeyOrder(pageEndSql(list, literal(after))), rowMode: 'array' })),
       )) as unknown as pg.QueryArrayResult<[string]>[];
       const ends = results[1].rows;
       return ends.length === 0 ? null : ends[0][0];
     });
-    const part = (which: 'changed' | 'removed'): AsyncIterable<Uint8Array> | null => {
-      const native = nativeCopyPlan(specs[which]);
-      const printed = native ? native.columns.filter((column) => column !== 'seq') : [];
-      if (!native || printed.includes('extra')) return null;
-      const rows = { dialect: 'postgres', printed, which, onlyAvailable } as const;
+    return changeRecordParts(specs, (spec, which) => {
+      const native = nativeCopyPlan(spec);
+      const rows = native && changeRowsQuery(native.columns, which, onlyAvailable);
+      if (!native || !rows) return null;
       return changePages(
         pageEnd,
         async (after, upto) => {
@@ -206,10 +205,7 @@ export class PostgresItems implements DialectItems {
         },
         PAGES_IN_FLIGHT,
       );
-    };
-    const changed = part('changed');
-    const removed = part('removed');
-    return changed && removed && { changed, removed };
+    });
   }
 
   /**
@@ -256,15 +252,19 @@ export class PostgresItems implements DialectItems {
    * per-page aggregate, no result row to decode. The page is read by the primary key's index
    * scan, which hands the rows over in seq order: the planner's own choice, a bitmap scan and a
    * sort of the built records, cost the server ~21 % more CPU a page (15.6 against 12.9 ms for
-   * 5,000 JSON records; bench/RESULTS.md, "2026-11-26, late night"). SET LOCAL lasts only as
-   * long as this one simple-query message's implicit transaction, so the pooled connection
-   * keeps its settings.
+   * 5,000 JSON records; bench/RESULTS.md, "2026-11-26, late night").
    */
   private async copyRecords(sql: string, parser?: CopyParser): Promise<Buffer[]> {
-    const indexOrder = `SET LOCAL enable_bitmapscan = off; ${sql}`;
-    return this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(indexOrder, parser))).records);
+    return this.c.withClient((client) => client.query(this.c.timed(new CopyRecordsQuery(inKeyOrder(sql), parser))).records);
   }
 }
+
+/**
+ * `sql` read by an index scan, not a bitmap scan (see copyRecords and changeRecords). SET LOCAL
+ * lasts only as long as this one simple-query message's implicit transaction, so the pooled
+ * connection keeps its settings.
+ */
+const inKeyOrder = (sql: string): string => `SET LOCAL enable_bitmapscan = off; ${sql}`;
 
 /** A spec of any format but the numbered sheet rows as one PostgreSQL expression per record, its texts as literals, and a join the expression needs. */
 function compilePgAny(spec: Exclude<RecordSpec, SheetRowSpec>): PgRecord {

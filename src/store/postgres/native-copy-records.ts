@@ -1,6 +1,6 @@
 import type { RecordSpec } from '../../model/record-spec.js';
 import { loadNativeModule, RECORDS_EXTENSION_VERSION } from '../native-builds.js';
-import { nativeRecordsCall, type NativeArgument, type NativeCall } from '../native-records-call.js';
+import { callColumns, nativeRecordsCall, type NativeCall } from '../native-records-call.js';
 import type { StoredField } from '../stored-fields.js';
 
 /*
@@ -39,7 +39,7 @@ const COLUMN_TYPES: Record<StoredField | 'seq' | 'extra', 't' | 'i' | 'b'> = {
 /** A page's plan: the COPY's select list, its columns' types, and the call's arguments over them. */
 export interface NativeCopyPlan {
   select: string;
-  /** The columns of `select`, each once (seq among them). */
+  /** The columns of `select` (callColumns). */
   columns: readonly string[];
   call: NativeCall['name'];
   args: readonly (number | string | null)[];
@@ -50,21 +50,8 @@ export interface NativeCopyPlan {
 export function nativeCopyPlan(spec: RecordSpec): NativeCopyPlan | null {
   const call = nativeRecordsCall(spec);
   if (call === null) return null;
-  const columns = new Map<string, number>();
-  let columnTypes = '';
-  const column = (expression: string, type: 't' | 'i' | 'b'): number => {
-    let at = columns.get(expression);
-    if (at === undefined) {
-      at = columns.size;
-      columns.set(expression, at);
-      columnTypes += type;
-    }
-    return at;
-  };
-  const argument = (arg: NativeArgument): number | string | null => {
-    if ('text' in arg) return arg.text;
-    return column(arg.column, COLUMN_TYPES[arg.column]);
-  };
-  const args = call.args.map(argument);
-  return { select: [...columns.keys()].join(', '), columns: [...columns.keys()], call: call.name, args, columnTypes };
+  const columns = callColumns(call) as (keyof typeof COLUMN_TYPES)[];
+  // A column argument is its place in the COPY's rows.
+  const args = call.args.map((arg): number | string | null => ('text' in arg ? arg.text : columns.indexOf(arg.column)));
+  return { select: columns.join(', '), columns, call: call.name, args, columnTypes: columns.map((column) => COLUMN_TYPES[column]).join('') };
 }

@@ -1,8 +1,10 @@
+import type { RecordSpec } from '../../model/record-spec.js';
+import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 import { STORED_FIELDS } from '../stored-fields.js';
 
 /*
- * Which recorded copies of a version (price_list_changes) a changes answer prints, as SQL both
- * dialects run under their C record builders (sqlite/change-records.ts, postgres/items.ts):
+ * Which recorded copies of a version (price_list_changes) a changes answer prints, as one SQL
+ * both dialects run under their C record builders (sqlite/change-records.ts, postgres/items.ts):
  * the rows come out as price_items' columns, one side's copy, in offer_id order, with a NULL
  * `seq` (the builders check no order then). What it keeps is what domain/changes.ts
  * changeEntries keeps from the same copies, so both paths print the same answer
@@ -16,11 +18,26 @@ const COPIED_FIELDS = STORED_FIELDS.filter((field) => field !== 'offer_id');
 export const CHANGE_RECORDS_PER_PAGE = 2_000;
 
 export interface ChangeRowsQuery {
-  dialect: 'sqlite' | 'postgres';
   /** The fields the records print, besides offer_id: a difference in one of them (or in the price) is a change. */
   printed: readonly string[];
   which: 'changed' | 'removed';
   onlyAvailable: boolean;
+}
+
+/**
+ * The query of one part whose records read these columns (seq aside); null when they read
+ * `extra` (YML), whose keys the copies cannot compare one by one.
+ */
+export function changeRowsQuery(read: readonly string[], which: 'changed' | 'removed', onlyAvailable: boolean): ChangeRowsQuery | null {
+  const printed = read.filter((column) => column !== 'seq');
+  return printed.includes('extra') ? null : { printed, which, onlyAvailable };
+}
+
+/** Both parts of an answer as `part` builds each; null when it builds either not. */
+export function changeRecordParts(specs: ChangeRecordSpecs, part: (spec: RecordSpec, which: 'changed' | 'removed') => AsyncIterable<Uint8Array> | null): ChangeRecords | null {
+  const changed = part(specs.changed, 'changed');
+  const removed = part(specs.removed, 'removed');
+  return changed && removed && { changed, removed };
 }
 
 /**
@@ -36,19 +53,18 @@ export const FIRST_AFTER = '';
  * are the key's range: a bound the index cannot take would read the rest of the list each page.
  */
 export function changeRowsSql(query: ChangeRowsQuery, list: string, after: string, upto: string | null): string {
-  const { dialect, printed, which, onlyAvailable } = query;
-  const distinct = dialect === 'postgres' ? 'IS DISTINCT FROM' : 'IS NOT';
-  const isAvailable = (side: string) => (dialect === 'postgres' ? `${side}_available` : `${side}_available = 1`);
-  const present = (side: 'new' | 'old') => `${side}_seq IS NOT NULL${onlyAvailable ? ` AND ${isAvailable(side)}` : ''}`;
-  const absent = (side: 'new' | 'old') => `(${side}_seq IS NULL${onlyAvailable ? ` OR NOT (${isAvailable(side)})` : ''})`;
+  const { printed, which, onlyAvailable } = query;
+  // `available` is a boolean in PostgreSQL and 0 or 1 in SQLite: a condition as it is in both.
+  const present = (side: 'new' | 'old') => `${side}_seq IS NOT NULL${onlyAvailable ? ` AND ${side}_available` : ''}`;
+  const absent = (side: 'new' | 'old') => `(${side}_seq IS NULL${onlyAvailable ? ` OR NOT ${side}_available` : ''})`;
   // As sameShown judges it (formats/changes/text-changes-writer.ts printsAlike): the price, and every field the record prints.
   const compared = new Set(['price', ...printed.filter((field) => field !== 'offer_id')]);
-  const differs = [...compared].map((field) => `new_${field} ${distinct} old_${field}`).join(' OR ');
+  const differs = [...compared].map((field) => `new_${field} IS DISTINCT FROM old_${field}`).join(' OR ');
   const kept = which === 'changed' ? `${present('new')} AND (${absent('old')} OR ${differs})` : `${present('old')} AND ${absent('new')}`;
   const side = which === 'changed' ? 'new' : 'old';
   // No seq: the builders then take the rows in the order given, offer_id's, the key's own (a
   // rank by row_number() to check it cost 15 ms of SQLite's 16 for 9,000 changed items).
-  return `SELECT ${dialect === 'postgres' ? 'NULL::bigint' : 'NULL'} AS seq, offer_id, ${COPIED_FIELDS.map((field) => `${side}_${field} AS ${field}`).join(', ')}
+  return `SELECT CAST(NULL AS bigint) AS seq, offer_id, ${COPIED_FIELDS.map((field) => `${side}_${field} AS ${field}`).join(', ')}
             FROM price_list_changes
            WHERE price_list_id = ${list} AND offer_id > ${after} ${upto === null ? '' : `AND offer_id <= ${upto}`} AND ${kept}
            ORDER BY offer_id`;

@@ -1,4 +1,4 @@
-import { changePages, changeRowsSql, pageEndSql, sharedPageEnds } from '../sql/change-rows.js';
+import { changePages, changeRecordParts, changeRowsQuery, changeRowsSql, pageEndSql, sharedPageEnds } from '../sql/change-rows.js';
 import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 import { pageThreadValue, type PageRunner } from './list-pages.js';
 import { nativeRecordsSelect } from './native-records-sql.js';
@@ -15,17 +15,16 @@ import { nativeRecordsSelect } from './native-records-sql.js';
 
 /**
  * The records of `specs` over the changed and removed offers of version `changesOf`'s copies,
- * each in offer_id order; null where no aggregate builds a spec, or where one reads `extra`
- * (YML), whose keys the copies cannot compare one by one.
+ * each in offer_id order; null where no aggregate builds a spec, or one reads `extra`.
  */
 export function changeRecordPages(runner: PageRunner, changesOf: number, specs: ChangeRecordSpecs, onlyAvailable: boolean): ChangeRecords | null {
   const pageEnd = sharedPageEnds((after) => pageThreadValue<string | null>(runner, pageEndSql('@list', '@after'), { list: changesOf, after }));
   // As a full export's pages (listPages): one a thread, and one ready when the next is taken.
   const ahead = runner.workers ? runner.workers.size + 1 : 1;
-  const part = (which: 'changed' | 'removed'): AsyncIterable<Uint8Array> | null => {
-    const select = nativeRecordsSelect(specs[which]);
-    if (select === null || select.columns.includes('extra')) return null;
-    const rows = { dialect: 'sqlite', printed: select.columns, which, onlyAvailable } as const;
+  return changeRecordParts(specs, (spec, which) => {
+    const select = nativeRecordsSelect(spec);
+    const rows = select && changeRowsQuery(select.columns, which, onlyAvailable);
+    if (!select || !rows) return null;
     return changePages(
       pageEnd,
       (after, upto) =>
@@ -36,8 +35,5 @@ export function changeRecordPages(runner: PageRunner, changesOf: number, specs: 
         ),
       ahead,
     );
-  };
-  const changed = part('changed');
-  const removed = part('removed');
-  return changed && removed && { changed, removed };
+  });
 }

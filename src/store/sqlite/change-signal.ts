@@ -113,13 +113,12 @@ class KeyLookupGeneration implements KeyLookupSignal {
       this.storeChanges ??= this.db.prepare(`SELECT seq, store_id FROM key_lookup_changes WHERE seq > ? ORDER BY seq LIMIT ${STORE_CHANGES_READ + 1}`).raw();
       this.lastChange ??= this.db.prepare('SELECT coalesce(max(seq), 0) FROM key_lookup_changes').pluck();
       const generation = this.generation.get() as number;
-      const everything = generation !== this.seen || this.lastSeq === null;
+      // A moved generation (or the first ask) drops everything: the store changes need no reading.
+      const since = generation === this.seen ? this.lastSeq : null;
       this.seen = generation;
-      const since = this.lastSeq;
       const rows = since === null ? [] : (this.storeChanges.all(since) as [number, string][]);
-      // Rows pruned since the last ask (a gap after it), or more than are read: drop everything.
-      const whole = since !== null && rows.length <= STORE_CHANGES_READ && (rows.length === 0 || rows[0][0] === since + 1);
-      if (everything || !whole) {
+      // Rows pruned since the last ask (a gap after it), or more than are read: drop everything too.
+      if (since === null || rows.length > STORE_CHANGES_READ || (rows.length > 0 && rows[0][0] !== since + 1)) {
         this.lastSeq = this.lastChange.get() as number;
         return 'all';
       }

@@ -1,5 +1,5 @@
 import type { RecordSpec } from '../../model/record-spec.js';
-import { nativeRecordsCall, type NativeArgument } from '../native-records-call.js';
+import { callColumns, nativeRecordsCall, type NativeArgument } from '../native-records-call.js';
 import type { PageQuery } from './list-pages.js';
 
 /*
@@ -12,7 +12,7 @@ export interface NativeRecordsSelect {
   /** The aggregate's call, e.g. `price_export_json(@a0, seq, name, …)`. */
   expression: string;
   params: Record<string, string>;
-  /** The columns it reads besides seq, each once. */
+  /** The columns it reads (callColumns). */
   columns: readonly string[];
 }
 
@@ -21,21 +21,17 @@ export function nativeRecordsSelect(spec: RecordSpec): NativeRecordsSelect | nul
   const call = nativeRecordsCall(spec);
   if (call === null) return null;
   const params: Record<string, string> = {};
-  const columns = new Set<string>();
   const bind = (text: string) => {
     const name = `a${Object.keys(params).length}`;
     params[name] = text;
     return `@${name}`;
   };
   const sql = (arg: NativeArgument): string => {
-    if ('column' in arg) {
-      if (arg.column !== 'seq') columns.add(arg.column);
-      return arg.column;
-    }
+    if ('column' in arg) return arg.column;
     return arg.text === null ? 'NULL' : bind(arg.text);
   };
   const expression = `${call.name}(${call.args.map(sql).join(', ')})`;
-  return { expression, params, columns: [...columns] };
+  return { expression, params, columns: callColumns(call) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OutboxMessage, OutboxRepository } from '../store/types.js';
+import type { ClaimedWebhook, OutboxMessage, OutboxRepository } from '../store/types.js';
 import type { Clock } from './ledger.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './webhook-post.js';
 import { signatureHeaders } from './webhook-signature.js';
@@ -71,15 +71,22 @@ export class WebhookSender {
   }
 
   private async drainAll(): Promise<number> {
-    const lanes = Array.from({ length: this.options.concurrency ?? 4 }, () => this.drainLane());
-    return (await Promise.all(lanes)).reduce((a, b) => a + b, 0);
+    // One claim looks first; the other lanes start only when it found a webhook due. An idle
+    // outbox, the usual second, then costs every instance one UPDATE on the shared database a
+    // second, not one a lane (a fleet of 10 instances: 10 statements a second instead of 40).
+    const first = await this.outbox.claim(this.owner, this.now(), this.leaseEnd());
+    if (!first) return 0;
+    const others = Array.from({ length: (this.options.concurrency ?? 4) - 1 }, () => this.drainLane(null));
+    return (await Promise.all([this.drainLane(first), ...others])).reduce((a, b) => a + b, 0);
   }
 
-  /** Claims webhooks one after another until none is due. */
-  private async drainLane(): Promise<number> {
+  /** Sends `claimed` (when a webhook is), then claims webhooks one after another until none is due. */
+  private async drainLane(claimed: ClaimedWebhook | null): Promise<number> {
     let attempts = 0;
+    let next = claimed;
     for (;;) {
-      const hook = await this.outbox.claim(this.owner, this.now(), this.leaseEnd());
+      const hook = next ?? (await this.outbox.claim(this.owner, this.now(), this.leaseEnd()));
+      next = null;
       if (!hook) return attempts;
       try {
         for (const message of await this.outbox.head(hook.id, this.now(), 20)) {

@@ -8,7 +8,7 @@ import { RETRY_FOR_MS, WebhookSender } from '../../src/domain/webhook-sender.js'
 import { publicationEvent } from '../../src/model/webhook-events.js';
 import { DeliveryRuns, type DeliveryRecord } from '../../src/store/delivery-types.js';
 import { openDatabase } from '../../src/store/factory.js';
-import type { Database } from '../../src/store/types.js';
+import type { Database, OutboxRepository } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { ISSUED_KEYS, publishJson, storeWithKey } from '../support/test-app.js';
 import { Receiver, verifyFromSpec } from './webhook-receiver.js';
@@ -202,6 +202,34 @@ for (const dialect of DIALECTS) {
       for (let i = 0; i < 3; i++) {
         const versions = r.received.filter((m) => m.path.endsWith(`h=${i}`)).map((m) => JSON.parse(m.body).data.version);
         assert.deepEqual(versions, [1, 2, 3, 4, 5, 6], `webhook ${i} in order`);
+      }
+    });
+
+    test('an idle outbox costs a sender run one claim; webhooks due still go out on every lane', async () => {
+      // A database of its own: the other tests' webhooks are not due here.
+      const own = await createTestDatabase(dialect);
+      try {
+        let claims = 0;
+        const outbox = own.db.deliveries.outbox;
+        const counted: OutboxRepository = Object.create(outbox, {
+          claim: { value: (...args: Parameters<OutboxRepository['claim']>) => { claims++; return outbox.claim(...args); } },
+        });
+        const sender = new WebhookSender(counted, { allowPrivate: true, concurrency: 4 });
+        assert.equal(await sender.runOnce(), 0);
+        assert.equal(claims, 1, 'one statement a run while nothing is due, not one a lane');
+
+        await storeWithKey(own.db, 'hooks-idle');
+        const r = await receiver();
+        for (let i = 0; i < 3; i++) await addWebhook(own.db, { storeId: 'hooks-idle', url: `${r.url}?h=${i}`, events: ['price_list.published'] }, LOCAL);
+        for (let v = 1; v <= 2; v++) await publishJson(own.db, 'hooks-idle', items(10 + v));
+        claims = 0;
+        assert.equal(await sender.runOnce(), 6, 'three webhooks × two events in one run');
+        assert.equal(r.received.length, 6);
+        // The first claim found a webhook, so the three other lanes started: each webhook was
+        // claimed once, and each of the four lanes ended on one empty claim (one lane alone: 3 + 1).
+        assert.equal(claims, 3 + 4, 'every lane claimed');
+      } finally {
+        await own.drop();
       }
     });
 

@@ -22,21 +22,15 @@ export interface LedgerOptions {
 
 /**
  * The delivery ledger's writer (CONTRACT §12). `record` only queues: the request never waits
- * for the database. A batch is written a second after its first record came (or at
- * `batchSize`), so a crash loses at most the last second; a full queue drops new records and
- * counts them. The timer is set by a record, not kept running: an idle instance is not woken
- * each second for an empty queue (on 2026-12-02's host a timer's wake-up cost a Node process
- * ~2 ms of CPU, bench/RESULTS.md "2026-12-02"). Retention runs off the request path too, in
- * small batches.
+ * for the database. A timer writes the queue in batches every second (or at `batchSize`),
+ * so a crash loses at most the last second; a full queue drops new records and counts them.
+ * Retention runs off the request path too, in small batches.
  */
 export class DeliveryLedger {
   /** Kept as runs (DeliveryRuns says why), handed to the store whole. */
   private queue = new DeliveryRuns();
   private flushing: Promise<void> | null = null;
-  private started = false;
-  /** Set while records wait for their batch's second. */
-  private flushTimer: NodeJS.Timeout | null = null;
-  private sweepTimer: NodeJS.Timeout | null = null;
+  private timers: NodeJS.Timeout[] = [];
   /** Records dropped because the queue was full, since start. */
   dropped = 0;
 
@@ -61,17 +55,6 @@ export class DeliveryLedger {
     }
     this.queue.push(entry);
     if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
-    this.flushLater();
-  }
-
-  /** A second from now, a flush of what is queued then; once set, later records join it. */
-  private flushLater(): void {
-    if (!this.started || this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      void this.flush();
-    }, this.flushEveryMs);
-    this.flushTimer.unref();
   }
 
   /** Writes everything queued so far (tests call it instead of waiting for the timer). */
@@ -99,20 +82,18 @@ export class DeliveryLedger {
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.sweepTimer = setInterval(() => void this.sweep().catch((error) => this.options.onError?.(error, 'retention')), this.options.retentionEveryMs ?? 600_000);
-    this.sweepTimer.unref();
-    if (this.queue.length > 0) this.flushLater();
+    if (this.timers.length > 0) return;
+    const flush = setInterval(() => void this.flush(), this.flushEveryMs);
+    const sweep = setInterval(() => void this.sweep().catch((error) => this.options.onError?.(error, 'retention')), this.options.retentionEveryMs ?? 600_000);
+    flush.unref();
+    sweep.unref();
+    this.timers = [flush, sweep];
   }
 
   /** Stops the timers and writes what is queued (on shutdown). */
   async stop(): Promise<void> {
-    this.started = false;
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.flushTimer = null;
-    this.sweepTimer = null;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
     await this.flush();
   }
 }

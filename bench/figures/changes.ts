@@ -137,7 +137,8 @@ try {
   const timed = async (run: () => Promise<number>, into: 'full' | 'changes') => {
     // Each side from a collected heap: else the changes answer, a few milliseconds, pays for the
     // collection of the ~170 MB of buffers the full export just before it left (measured: 6 ms
-    // answers took 9-40 ms right after a full one, bench/RESULTS.md "2026-12-02"), and the full export never for the answer's.
+    // answers took 9-40 ms right after a full one, bench/RESULTS.md "2026-12-02"), and the full
+    // export never for the answer's.
     collectStartupGarbage();
     const started = performance.now();
     bytes[into] = await run();

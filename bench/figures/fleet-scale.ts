@@ -225,9 +225,9 @@ try {
   await download(`${fleet.base}/api/me`, { 'x-api-key': fleetKeys[0] });
 
   // One uncounted window of each first: a server that has just started settles (V8 compiles, its
-  // memory reducer collects), 9–11 % of a core in the first window on 2026-12-02's host, where
+  // memory reducer collects), 9–12 % of a core in the first window on 2026-12-02's host, where
   // later windows read 0.2 %. The figure is an idle instance's steady cost; the first is in the notes.
-  const settling = [await idleCpuSeconds(fleet), await idleCpuSeconds(one)];
+  const settling = { fleet: await idleCpuSeconds(fleet), one: await idleCpuSeconds(one) };
   const idle = await alternatingRounds(ROUNDS, () => idleCpuSeconds(fleet), () => idleCpuSeconds(one));
   const percent = (cpu: number) => (100 * cpu) / IDLE_SECONDS;
   const fleetIdle = idle.ours.map(percent);
@@ -242,7 +242,7 @@ try {
     referenceName: 'the same server on a database of one store',
     goal: 'no growth with the number of stores: ≤ 1 % of a core',
     met: metInEveryRound(fleetIdle, 1, false),
-    notes: `one store, same rounds: median ${median(oneIdle).toFixed(2)} % (${Math.min(...oneIdle).toFixed(2)}–${Math.max(...oneIdle).toFixed(2)}); the uncounted first window after start: ${settling.map((cpu) => percent(cpu).toFixed(2)).join(' % (fleet), ')} % (one store); CPU time in ticks of 10 ms; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    notes: `one store, same rounds: median ${median(oneIdle).toFixed(2)} % (${Math.min(...oneIdle).toFixed(2)}–${Math.max(...oneIdle).toFixed(2)}); the uncounted first window after start: ${percent(settling.fleet).toFixed(2)} % (fleet), ${percent(settling.one).toFixed(2)} % (one store); CPU time in ticks of 10 ms; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   });
 
   const lines = await revalidationLines(fleet, fleetKeys);

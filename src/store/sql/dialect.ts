@@ -106,6 +106,15 @@ export interface SqlDialect {
 
   /** Publications by any process, each dialect's own mechanism (publication-feed.ts in its folder). */
   publicationFeed(): PublicationFeed;
+  /**
+   * Called after a commit other processes must hear of at once: a store's latest list changed,
+   * a webhook event was queued. SQLite touches its events file (sqlite/events-file.ts), which
+   * wakes the publication feed and the webhook sender of every instance on the host. Absent on
+   * PostgreSQL, whose publications NOTIFY from their trigger.
+   */
+  announce?(): void;
+  /** Calls `listener` after each announcement by any process; answers how to stop, or null where nothing can be watched. */
+  watchAnnouncements?(listener: () => void): (() => void) | null;
 
   /** The item paths, each dialect's own mechanism (items.ts in its folder). */
   readonly items: DialectItems;

@@ -82,6 +82,8 @@ class SqlDraft implements PublicationDraft {
   async commit(summary: PublicationSummary, outcome?: CommitOutcome): Promise<PriceListRecord> {
     await this.appended();
     const record = await this.d.transaction(this.commitSteps(summary, outcome));
+    // Every instance on the host warms the new list and sends its webhooks (a held one's too).
+    this.d.announce?.();
     // A new latest list: the store's remembered key look-ups name the old one.
     this.d.keyLookups?.invalidate(this.storeId);
     return record;

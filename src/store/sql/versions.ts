@@ -270,7 +270,10 @@ export class SqlVersionRepository implements VersionStore {
 
   /** Runs a change of the latest; the key look-ups remembered name the old one. */
   private async change(steps: Steps<number | null>): Promise<PriceListRecord | null> {
-    return this.listOf(await this.d.transaction(steps));
+    const id = await this.d.transaction(steps);
+    // A rollback or a released hold is a new latest: warmed, and its webhook events sent, at once.
+    if (id !== null) this.d.announce?.();
+    return this.listOf(id);
   }
 
   private async listOf(id: number | null): Promise<PriceListRecord | null> {

@@ -7,6 +7,7 @@ import { keyLookupSignal } from './change-signal.js';
 import { registerSheetRowFunctions } from './sheet-row-sql.js';
 import { SqliteItems } from './items.js';
 import { KeyLookupCache } from './key-lookup-cache.js';
+import { EventsFile } from './events-file.js';
 import { SqlitePublicationFeed } from './publication-feed.js';
 import { findRecordsExtension, loadRecordsExtension } from './records-extension.js';
 import { SQLITE_MIGRATIONS } from './schema.js';
@@ -59,6 +60,7 @@ export class SqliteDialect implements SqlDialect {
     this.nativeRecords = extension !== null && loadRecordsExtension(this.db, extension);
     this.keyLookups = new KeyLookupCache(keyLookupSignal(this.db, path));
     this.path = path;
+    this.events = new EventsFile(path === ':memory:' ? null : `${path}-events`);
     // Worker threads need a file to open; an in-memory database builds its pages here.
     this.pageWorkers = path === ':memory:' ? null : new PageWorkers(path, this.nativeRecords ? extension : null);
     this.appendThread = path === ':memory:' ? null : new AppendThread(path, this.nativeRecords ? extension : null);
@@ -74,9 +76,19 @@ export class SqliteDialect implements SqlDialect {
   }
 
   private readonly path: string;
+  /** Touched after the commits other processes must hear of (events-file.ts). */
+  private readonly events: EventsFile;
 
   publicationFeed(): SqlitePublicationFeed {
-    return new SqlitePublicationFeed(this.db, this.path);
+    return new SqlitePublicationFeed(this.db, this.path, this.events);
+  }
+
+  announce(): void {
+    this.events.announce();
+  }
+
+  watchAnnouncements(listener: () => void): (() => void) | null {
+    return this.events.subscribe(listener);
   }
 
   private prepare(sql: string): Database.Statement {
@@ -203,6 +215,7 @@ export class SqliteDialect implements SqlDialect {
     await this.appendThread?.close();
     await this.writeThread?.close();
     this.keyLookups.close();
+    this.events.close();
     this.db.close();
   }
 }

@@ -15,6 +15,19 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
   return Math.round(base * (0.9 + 0.2 * random()));
 }
 
+/** How often a sender looks for due messages where nobody tells it of new ones (PostgreSQL). */
+export const POLL_MS = 1_000;
+/**
+ * …and where every queued event is announced (SQLite's events file): only for what no
+ * announcement tells — a lease left by a killed instance, a retry another instance set.
+ */
+export const WATCHED_POLL_MS = 5_000;
+
+export interface SenderTiming {
+  pollMs: number;
+  watchedPollMs: number;
+}
+
 export type Post = (url: string, headers: Record<string, string>, body: string) => Promise<PostResult>;
 
 export interface SenderOptions {
@@ -27,6 +40,8 @@ export interface SenderOptions {
   /** Webhooks served at once by this instance. */
   concurrency?: number;
   post?: Post;
+  /** The wait before a failed message's next attempt (retryDelayMs); tests shorten it. */
+  retryDelayMs?: (attempts: number) => number;
   onError?: (error: unknown) => void;
 }
 
@@ -44,6 +59,13 @@ export class WebhookSender {
   private readonly post: Post;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
+  private started = false;
+  private unwatch: (() => void) | null = null;
+  private pollMs = POLL_MS;
+  /** Woken while a run was under way: one more run after it (the event may have come too late for its claims). */
+  private again = false;
+  /** The earliest retry this sender set (epoch ms), so it is sent on time between polls. */
+  private nextRetryAt: number | null = null;
 
   constructor(private readonly outbox: OutboxRepository, private readonly options: SenderOptions) {
     this.now = options.now ?? (() => new Date());
@@ -58,16 +80,60 @@ export class WebhookSender {
     return this.running;
   }
 
-  start(intervalMs = 1_000): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.runOnce().catch((error) => this.options.onError?.(error)), intervalMs);
-    this.timer.unref();
+  /**
+   * Sends on its own from now on: at once when the outbox tells of a queued event (an idle
+   * instance then wakes for nothing), at a retry's time, and on a poll for the rest.
+   */
+  start(timing: SenderTiming = { pollMs: POLL_MS, watchedPollMs: WATCHED_POLL_MS }): void {
+    if (this.started) return;
+    this.started = true;
+    this.unwatch = this.outbox.watch?.(() => this.wake()) ?? null;
+    this.pollMs = this.unwatch ? timing.watchedPollMs : timing.pollMs;
+    this.schedule();
+  }
+
+  /** Whether queued events wake this sender (else it polls every second); for tests. */
+  get watching(): boolean {
+    return this.unwatch !== null;
+  }
+
+  /** Sends what is due now; during a run, one more run follows it. */
+  wake(): void {
+    if (!this.started) return;
+    if (this.running) this.again = true;
+    else this.tick();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.started = false;
+    this.unwatch?.();
+    this.unwatch = null;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running?.catch(() => undefined);
+  }
+
+  private tick(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    // A retry whose time has come is this run's to send (or another instance's): forgotten, so
+    // a webhook leased elsewhere cannot make this sender spin.
+    if (this.nextRetryAt !== null && this.nextRetryAt <= this.now().getTime()) this.nextRetryAt = null;
+    void this.runOnce()
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => {
+        if (!this.started) return;
+        if (!this.again) return this.schedule();
+        this.again = false;
+        this.tick();
+      });
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const untilRetry = this.nextRetryAt === null ? Infinity : Math.max(0, this.nextRetryAt - this.now().getTime());
+    this.timer = setTimeout(() => this.tick(), Math.min(this.pollMs, untilRetry));
+    this.timer.unref();
   }
 
   private async drainAll(): Promise<number> {
@@ -110,8 +176,9 @@ export class WebhookSender {
       return true;
     }
     const since = message.first_failure_at ?? at;
-    const retryAt = new Date(done.getTime() + retryDelayMs(message.attempts + 1));
+    const retryAt = new Date(done.getTime() + (this.options.retryDelayMs ?? retryDelayMs)(message.attempts + 1));
     const giveUp = retryAt.getTime() - since.getTime() > RETRY_FOR_MS;
+    if (!giveUp) this.nextRetryAt = Math.min(this.nextRetryAt ?? Infinity, retryAt.getTime());
     await this.outbox.failed(message.id, hook.id, done, giveUp ? null : retryAt, result.error ?? 'failed');
     return false;
   }

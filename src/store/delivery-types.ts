@@ -253,6 +253,11 @@ export interface OutboxRepository {
   release(webhookId: string, owner: string): Promise<void>;
   /** Every message of a webhook in order (tests and `webhook list` counts). */
   messages(webhookId: string): Promise<(OutboxMessage & { state: string })[]>;
+  /**
+   * Calls `listener` after any process queues an event (SQLite: the events file; answers how to
+   * stop), or answers null where the database does not tell (PostgreSQL): the sender then polls.
+   */
+  watch?(listener: () => void): (() => void) | null;
 }
 
 /** consumer.behind / consumer.failing fire once per episode: these flip the episode's flag. */

@@ -14,6 +14,8 @@ import { ISSUED_KEYS, publishJson, storeWithKey } from '../support/test-app.js';
 import { Receiver, verifyFromSpec } from './webhook-receiver.js';
 
 const LOCAL = { allowHttp: true, allowPrivate: true };
+/** A poll an hour away: what a test sees sooner was sent because the sender was woken. */
+const HOUR = 3_600_000;
 const items = (price: number) => [{ offer_id: 'a', name: 'A', price }, { offer_id: 'b', name: 'B', price: 5 }];
 
 /** A movable clock: retries and staleness are tested by moving it, never by sleeping. */
@@ -229,6 +231,34 @@ for (const dialect of DIALECTS) {
         // claimed once, and each of the four lanes ended on one empty claim (one lane alone: 3 + 1).
         assert.equal(claims, 3 + 4, 'every lane claimed');
       } finally {
+        await own.drop();
+      }
+    });
+
+    test('a started sender sends an event queued by another connection at once, and a failed one at its retry time, with polls an hour apart', async () => {
+      // A database of its own: the other tests' webhooks are not due here.
+      const own = await createTestDatabase(dialect);
+      // Another connection publishes, as the CLI or another instance would.
+      const other = await openDatabase(own.url, { startThreads: false });
+      const sender = new WebhookSender(own.db.deliveries.outbox, { allowPrivate: true, retryDelayMs: () => 20 });
+      try {
+        await storeWithKey(own.db, 'hooks-woken');
+        const r = await receiver((n) => (n === 1 ? 500 : 200));
+        await addWebhook(own.db, { storeId: 'hooks-woken', url: r.url, events: ['price_list.published'] }, LOCAL);
+        sender.start({ pollMs: HOUR, watchedPollMs: HOUR });
+        // SQLite: every instance on the host is told by the events file. PostgreSQL: told of nothing, the sender polls (each second by default).
+        assert.equal(sender.watching, dialect === 'sqlite');
+        await publishJson(other, 'hooks-woken', items(10));
+        if (dialect === 'postgres') sender.wake();
+        await r.waitFor(1);
+        // The second event fails once, and is sent again 20 ms later by the sender's own timer.
+        await publishJson(other, 'hooks-woken', items(11));
+        if (dialect === 'postgres') sender.wake();
+        await r.waitFor(3);
+        assert.deepEqual(r.received.map((m) => JSON.parse(m.body).data.version), [1, 2, 2]);
+      } finally {
+        await sender.stop();
+        await other.close();
         await own.drop();
       }
     });

@@ -30,8 +30,14 @@ const HEAD_DUE = `(SELECT o.next_attempt_at FROM webhook_outbox o WHERE o.webhoo
 export class SqlOutboxRepository implements OutboxRepository {
   constructor(private readonly d: DeliverySql) {}
 
-  enqueue(event: OutboxEvent): Promise<number> {
-    return this.d.transaction(enqueueSteps(this.d, event));
+  async enqueue(event: OutboxEvent): Promise<number> {
+    const queued = await this.d.transaction(enqueueSteps(this.d, event));
+    if (queued > 0) this.d.announce?.();
+    return queued;
+  }
+
+  watch(listener: () => void): (() => void) | null {
+    return this.d.watchAnnouncements?.(listener) ?? null;
   }
 
   async claim(owner: string, now: Date, leaseUntil: Date): Promise<ClaimedWebhook | null> {
@@ -142,10 +148,10 @@ export class SqlConsumerAlertRepository implements ConsumerAlertRepository {
     return this.flip(storeId, clientClass, clientAddress, 'failing_since', on ? this.d.timeParam(at) : null, event);
   }
 
-  private flip(storeId: string, clientClass: string, clientAddress: string, column: 'behind_version' | 'failing_since', value: unknown, event: OutboxEvent | null): Promise<boolean> {
+  private async flip(storeId: string, clientClass: string, clientAddress: string, column: 'behind_version' | 'failing_since', value: unknown, event: OutboxEvent | null): Promise<boolean> {
     const d = this.d;
     const key = [storeId, clientClass, clientAddress];
-    return d.transaction((function* () {
+    const done = await d.transaction((function* () {
       yield {
         sql: 'INSERT INTO consumer_alerts (store_id, client_class, client_address) VALUES (?, ?, ?) ON CONFLICT (store_id, client_class, client_address) DO NOTHING',
         params: key,
@@ -153,9 +159,10 @@ export class SqlConsumerAlertRepository implements ConsumerAlertRepository {
       const flipped: QueryResult = value === null
         ? yield { sql: `UPDATE consumer_alerts SET ${column} = NULL WHERE store_id = ? AND client_class = ? AND client_address = ? AND ${column} IS NOT NULL`, params: key }
         : yield { sql: `UPDATE consumer_alerts SET ${column} = ? WHERE store_id = ? AND client_class = ? AND client_address = ? AND ${column} IS NULL`, params: [value, ...key] };
-      if (flipped.changes !== 1) return false;
-      if (value !== null && event) yield* enqueueSteps(d, event);
-      return true;
+      if (flipped.changes !== 1) return { flipped: false, queued: 0 };
+      return { flipped: true, queued: value !== null && event ? yield* enqueueSteps(d, event) : 0 };
     })());
+    if (done.queued > 0) d.announce?.();
+    return done.flipped;
   }
 }

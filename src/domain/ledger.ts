@@ -22,15 +22,19 @@ export interface LedgerOptions {
 
 /**
  * The delivery ledger's writer (CONTRACT §12). `record` only queues: the request never waits
- * for the database. A timer writes the queue in batches every second (or at `batchSize`),
- * so a crash loses at most the last second; a full queue drops new records and counts them.
+ * for the database. The queue is written in batches a second after its first record (or at
+ * `batchSize`), so a crash loses at most the last second, and an instance nobody asks sets
+ * no timer; a full queue drops new records and counts them.
  * Retention runs off the request path too, in small batches.
  */
 export class DeliveryLedger {
   /** Kept as runs (DeliveryRuns says why), handed to the store whole. */
   private queue = new DeliveryRuns();
   private flushing: Promise<void> | null = null;
-  private timers: NodeJS.Timeout[] = [];
+  private started = false;
+  /** Set by the first record the queue holds, so an instance that answers nothing wakes for nothing. */
+  private flushTimer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
   /** Records dropped because the queue was full, since start. */
   dropped = 0;
 
@@ -55,6 +59,18 @@ export class DeliveryLedger {
     }
     this.queue.push(entry);
     if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
+    else if (this.started && !this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = null;
+        void this.flush();
+      }, this.flushEveryMs);
+      this.flushTimer.unref();
+    }
+  }
+
+  /** Whether a flush is set to run (records wait for it); for tests. */
+  get flushPending(): boolean {
+    return this.flushTimer !== null;
   }
 
   /** Writes everything queued so far (tests call it instead of waiting for the timer). */
@@ -81,19 +97,21 @@ export class DeliveryLedger {
     }
   }
 
+  /** From now on what is recorded is written within `flushEveryMs`, and old records swept. */
   start(): void {
-    if (this.timers.length > 0) return;
-    const flush = setInterval(() => void this.flush(), this.flushEveryMs);
-    const sweep = setInterval(() => void this.sweep().catch((error) => this.options.onError?.(error, 'retention')), this.options.retentionEveryMs ?? 600_000);
-    flush.unref();
-    sweep.unref();
-    this.timers = [flush, sweep];
+    if (this.started) return;
+    this.started = true;
+    this.sweepTimer = setInterval(() => void this.sweep().catch((error) => this.options.onError?.(error, 'retention')), this.options.retentionEveryMs ?? 600_000);
+    this.sweepTimer.unref();
+    if (this.queue.length > 0) void this.flush();
   }
 
   /** Stops the timers and writes what is queued (on shutdown). */
   async stop(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    this.started = false;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.flushTimer = this.sweepTimer = null;
     await this.flush();
   }
 }

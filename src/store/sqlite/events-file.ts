@@ -1,4 +1,4 @@
-import { closeSync, openSync, utimesSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, openSync, truncateSync, watch, type FSWatcher } from 'node:fs';
 
 /**
  * A file beside a SQLite database (`<database>-events`) that our code touches once after each
@@ -33,8 +33,9 @@ export class EventsFile {
       return;
     }
     try {
-      const now = new Date();
-      utimesSync(this.path, now, now);
+      // Truncating the empty file is a change every watcher is told of, and needs only write
+      // permission (setting its times needs ownership: the CLI may run as another user of the group).
+      truncateSync(this.path, 0);
     } catch {
       // Removed meanwhile: made again, which watchers see as a rename and watch anew.
       this.create();

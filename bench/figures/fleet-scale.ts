@@ -233,7 +233,7 @@ try {
   // main thread woke 0.2–0.4 times a second by then). The figure is an idle instance's steady
   // cost; the settling window's share is in the notes.
   const [settledFleet, settledOne] = await Promise.all([idleCpuSeconds(fleet, SETTLE_SECONDS), idleCpuSeconds(one, SETTLE_SECONDS)]);
-  const settling = { fleet: (settledFleet * IDLE_SECONDS) / SETTLE_SECONDS, one: (settledOne * IDLE_SECONDS) / SETTLE_SECONDS };
+  const settlingPercent = (cpu: number) => ((100 * cpu) / SETTLE_SECONDS).toFixed(2);
   const idle = await alternatingRounds(ROUNDS, () => idleCpuSeconds(fleet), () => idleCpuSeconds(one));
   const percent = (cpu: number) => (100 * cpu) / IDLE_SECONDS;
   const fleetIdle = idle.ours.map(percent);
@@ -248,7 +248,7 @@ try {
     referenceName: 'the same server on a database of one store',
     goal: 'no growth with the number of stores: ≤ 1 % of a core',
     met: metInEveryRound(fleetIdle, 1, false),
-    notes: `one store, same rounds: median ${median(oneIdle).toFixed(2)} % (${Math.min(...oneIdle).toFixed(2)}–${Math.max(...oneIdle).toFixed(2)}); the uncounted ${SETTLE_SECONDS} s after start: ${percent(settling.fleet).toFixed(2)} % (fleet), ${percent(settling.one).toFixed(2)} % (one store); CPU time in ticks of 10 ms; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    notes: `one store, same rounds: median ${median(oneIdle).toFixed(2)} % (${Math.min(...oneIdle).toFixed(2)}–${Math.max(...oneIdle).toFixed(2)}); the uncounted ${SETTLE_SECONDS} s after start: ${settlingPercent(settledFleet)} % (fleet), ${settlingPercent(settledOne)} % (one store); CPU time in ticks of 10 ms; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   });
 
   const lines = await revalidationLines(fleet, fleetKeys);

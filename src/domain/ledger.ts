@@ -31,9 +31,9 @@ export class DeliveryLedger {
   /** Kept as runs (DeliveryRuns says why), handed to the store whole. */
   private queue = new DeliveryRuns();
   private flushing: Promise<void> | null = null;
-  private started = false;
   /** Set by the first record the queue holds, so an instance that answers nothing wakes for nothing. */
   private flushTimer: NodeJS.Timeout | null = null;
+  /** Set by start(): records are written on a timer only once started. */
   private sweepTimer: NodeJS.Timeout | null = null;
   /** Records dropped because the queue was full, since start. */
   dropped = 0;
@@ -59,7 +59,7 @@ export class DeliveryLedger {
     }
     this.queue.push(entry);
     if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
-    else if (this.started && !this.flushTimer) {
+    else if (this.sweepTimer && !this.flushTimer) {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = null;
         void this.flush();
@@ -99,8 +99,7 @@ export class DeliveryLedger {
 
   /** From now on what is recorded is written within `flushEveryMs`, and old records swept. */
   start(): void {
-    if (this.started) return;
-    this.started = true;
+    if (this.sweepTimer) return;
     this.sweepTimer = setInterval(() => void this.sweep().catch((error) => this.options.onError?.(error, 'retention')), this.options.retentionEveryMs ?? 600_000);
     this.sweepTimer.unref();
     if (this.queue.length > 0) void this.flush();
@@ -108,7 +107,6 @@ export class DeliveryLedger {
 
   /** Stops the timers and writes what is queued (on shutdown). */
   async stop(): Promise<void> {
-    this.started = false;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.flushTimer = this.sweepTimer = null;

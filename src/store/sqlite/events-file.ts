@@ -70,7 +70,10 @@ export class EventsFile {
         if (event === 'rename') this.rewatch();
         this.tell();
       });
-      this.watcher.on('error', () => this.rewatch());
+      this.watcher.on('error', () => {
+        this.rewatch();
+        this.tell();
+      });
       return true;
     } catch {
       this.watchable = false;
@@ -78,9 +81,10 @@ export class EventsFile {
     }
   }
 
+  /** Watches the file anew (made again if it was removed); the caller tells, since anything may have happened meanwhile. */
   private rewatch(): void {
     this.close();
-    if (this.listeners.size > 0 && !this.watch()) this.tell();
+    if (this.listeners.size > 0) this.watch();
   }
 
   private tell(): void {

@@ -82,10 +82,19 @@ describe('SQLite publication feed: woken by the events file', () => {
     await db?.drop();
   });
 
-  it('tells a publication by another connection at once, with its checks an hour apart', async () => {
-    const feed = new SqlitePublicationFeed(server, path, new EventsFile(`${path}-events`), WATCH_ONLY);
+  /** A feed on the server's own connection, started, and closed after `body`. */
+  async function withFeed(events: EventsFile, timing: FeedTiming, body: (feed: SqlitePublicationFeed, seen: ReturnType<typeof started>) => Promise<void>) {
+    const feed = new SqlitePublicationFeed(server, path, events, timing);
     try {
-      const seen = started(feed);
+      await body(feed, started(feed));
+    } finally {
+      await feed.close();
+    }
+  }
+  const eventsFile = () => new EventsFile(`${path}-events`);
+
+  it('tells a publication by another connection at once, with its checks an hour apart', () =>
+    withFeed(eventsFile(), WATCH_ONLY, async (feed, seen) => {
       assert.equal(feed.watching, true);
       assert.ok(existsSync(`${path}-events`), 'the events file beside the database');
       await publish(other, 's1');
@@ -93,56 +102,41 @@ describe('SQLite publication feed: woken by the events file', () => {
       await publish(other, 's1');
       await seen.until(2);
       assert.deepEqual(seen.told(), [['s1', 1], ['s1', 2]]);
-    } finally {
-      await feed.close();
-    }
-  });
+    }));
 
   it('is told a few times by a publication of many pages, not once a page', async () => {
-    const events = new EventsFile(`${path}-events`);
     let woken = 0;
-    const stop = events.subscribe(() => woken++);
-    const feed = new SqlitePublicationFeed(server, path, new EventsFile(`${path}-events`), WATCH_ONLY);
+    const stop = eventsFile().subscribe(() => woken++);
     try {
-      const seen = started(feed);
-      // ~3 MB of rows: hundreds of WAL pages, each an event for a watch of the database's folder.
-      await publish(other, 's2', 30_000);
-      await seen.until(1);
-      assert.deepEqual(seen.told(), [['s2', 1]]);
-      assert.ok(woken >= 1 && woken <= 3, `woken ${woken} times by one publication`);
+      await withFeed(eventsFile(), WATCH_ONLY, async (_feed, seen) => {
+        // ~3 MB of rows: hundreds of WAL pages, each an event for a watch of the database's folder.
+        await publish(other, 's2', 30_000);
+        await seen.until(1);
+        assert.deepEqual(seen.told(), [['s2', 1]]);
+        assert.ok(woken >= 1 && woken <= 3, `woken ${woken} times by one publication`);
+      });
     } finally {
       stop?.();
-      await feed.close();
     }
   });
 
-  it('watches anew when the events file is removed, and still tells each publication', async () => {
-    const feed = new SqlitePublicationFeed(server, path, new EventsFile(`${path}-events`), WATCH_ONLY);
-    try {
-      const seen = started(feed);
+  it('watches anew when the events file is removed, and still tells each publication', () =>
+    withFeed(eventsFile(), WATCH_ONLY, async (_feed, seen) => {
       rmSync(`${path}-events`);
       await publish(other, 's3');
       await seen.until(1);
       await publish(other, 's3');
       await seen.until(2);
       assert.deepEqual(seen.told(), [['s3', 1], ['s3', 2]]);
-    } finally {
-      await feed.close();
-    }
-  });
+    }));
 
-  it('polls where nothing can be watched', async () => {
-    const feed = new SqlitePublicationFeed(server, path, new EventsFile('/proc/no-such-folder/db-events'), { watchedCheckMs: HOUR, checkMs: 5 });
-    try {
-      const seen = started(feed);
+  it('polls where nothing can be watched', () =>
+    withFeed(new EventsFile('/proc/no-such-folder/db-events'), { watchedCheckMs: HOUR, checkMs: 5 }, async (feed, seen) => {
       assert.equal(feed.watching, false);
       await publish(other, 's1');
       await seen.until(1);
       assert.deepEqual(seen.told(), [['s1', 3]]);
-    } finally {
-      await feed.close();
-    }
-  });
+    }));
 
   it('an in-memory database tells its own publications through the same announcement, in the process', async () => {
     const memory = await openDatabase('sqlite::memory:', { startThreads: false });

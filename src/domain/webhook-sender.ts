@@ -15,11 +15,11 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
   return Math.round(base * (0.9 + 0.2 * random()));
 }
 
-/** How often a sender looks for due messages where nobody tells it of new ones (PostgreSQL). */
+/** How often a sender looks for due messages where nothing tells it of new ones (SQLite's events file beyond inotify's limit). */
 export const POLL_MS = 1_000;
 /**
- * …and where every queued event is announced (SQLite's events file): only for what no
- * announcement tells — a lease left by a killed instance, a retry another instance set.
+ * …and where every queued event is announced (SQLite's events file, PostgreSQL's NOTIFY): only
+ * for what no announcement tells — a lease left by a killed instance, a retry another instance set.
  */
 export const WATCHED_POLL_MS = 5_000;
 
@@ -87,13 +87,13 @@ export class WebhookSender {
   start(timing: SenderTiming = { pollMs: POLL_MS, watchedPollMs: WATCHED_POLL_MS }): void {
     if (this.started) return;
     this.started = true;
-    this.unwatch = this.outbox.watch?.(() => this.wake()) ?? null;
+    this.unwatch = this.outbox.watch?.(() => this.wake(), this.options.onError) ?? null;
     this.pollMs = this.unwatch ? timing.watchedPollMs : timing.pollMs;
     // What was queued while no instance ran goes out now, not at the first poll.
     this.tick();
   }
 
-  /** Whether queued events wake this sender (else it polls every second); for tests. */
+  /** Whether queued events wake this sender (else it looks every second); for tests. */
   get watching(): boolean {
     return this.unwatch !== null;
   }

@@ -254,10 +254,11 @@ export interface OutboxRepository {
   /** Every message of a webhook in order (tests and `webhook list` counts). */
   messages(webhookId: string): Promise<(OutboxMessage & { state: string })[]>;
   /**
-   * Calls `listener` after any process queues an event (SQLite: the events file; answers how to
-   * stop), or answers null where the database does not tell (PostgreSQL): the sender then polls.
+   * Calls `listener` after any process queues an event (SQLite: the events file; PostgreSQL: a
+   * NOTIFY from the outbox's trigger) and answers how to stop, or answers null where nothing can
+   * be watched: the sender then polls. `onError`: a lost watch (it is taken up again by itself).
    */
-  watch?(listener: () => void): (() => void) | null;
+  watch?(listener: () => void, onError?: (error: unknown) => void): (() => void) | null;
 }
 
 /** consumer.behind / consumer.failing fire once per episode: these flip the episode's flag. */

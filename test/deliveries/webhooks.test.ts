@@ -8,6 +8,7 @@ import { RETRY_FOR_MS, WebhookSender } from '../../src/domain/webhook-sender.js'
 import { publicationEvent } from '../../src/model/webhook-events.js';
 import { DeliveryRuns, type DeliveryRecord } from '../../src/store/delivery-types.js';
 import { openDatabase } from '../../src/store/factory.js';
+import { OUTBOX_APPLICATION_NAME, OUTBOX_CHANNEL } from '../../src/store/postgres/outbox-watch.js';
 import type { Database, OutboxRepository } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { ISSUED_KEYS, publishJson, storeWithKey } from '../support/test-app.js';
@@ -22,6 +23,29 @@ const items = (price: number) => [{ offer_id: 'a', name: 'A', price }, { offer_i
 function clock(start = Date.now()) {
   let now = start;
   return { now: () => new Date(now), move: (ms: number) => { now += ms; } };
+}
+
+/**
+ * Resolves once a PostgreSQL sender's watch has LISTENed (its connection idle after the LISTEN,
+ * as pg_stat_activity shows): a NOTIFY before that reaches nobody. Fails after 10 s.
+ */
+async function outboxListening(url: string, count = 1): Promise<void> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (const deadline = Date.now() + 10_000; ;) {
+      const { rows } = await admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state = 'idle' AND query = $2",
+        [OUTBOX_APPLICATION_NAME, `LISTEN ${OUTBOX_CHANNEL}`],
+      );
+      if (rows[0].n === count) return;
+      if (Date.now() > deadline) assert.fail(`${rows[0].n} outbox watches listening, not ${count}`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    await admin.end();
+  }
 }
 
 const delivery = (storeId: string, over: Partial<DeliveryRecord>): DeliveryRecord => ({
@@ -246,14 +270,13 @@ for (const dialect of DIALECTS) {
         const r = await receiver((n) => (n === 1 ? 500 : 200));
         await addWebhook(own.db, { storeId: 'hooks-woken', url: r.url, events: ['price_list.published'] }, LOCAL);
         sender.start({ pollMs: HOUR, watchedPollMs: HOUR });
-        // SQLite: every instance on the host is told by the events file. PostgreSQL: told of nothing, the sender polls (each second by default).
-        assert.equal(sender.watching, dialect === 'sqlite');
+        // SQLite: every instance on the host is told by the events file; PostgreSQL: by the outbox trigger's NOTIFY.
+        assert.equal(sender.watching, true);
+        if (dialect === 'postgres') await outboxListening(own.url);
         await publishJson(other, 'hooks-woken', items(10));
-        if (dialect === 'postgres') sender.wake();
         await r.waitFor(1);
         // The second event fails once, and is sent again 20 ms later by the sender's own timer.
         await publishJson(other, 'hooks-woken', items(11));
-        if (dialect === 'postgres') sender.wake();
         await r.waitFor(3);
         assert.deepEqual(r.received.map((m) => JSON.parse(m.body).data.version), [1, 2, 2]);
       } finally {
@@ -262,6 +285,38 @@ for (const dialect of DIALECTS) {
         await own.drop();
       }
     });
+
+    if (dialect === 'postgres') {
+      test('a started sender whose listening connection is lost listens again, and sends what was queued meanwhile', async () => {
+        const own = await createTestDatabase(dialect);
+        const other = await openDatabase(own.url, { startThreads: false });
+        const sender = new WebhookSender(own.db.deliveries.outbox, { allowPrivate: true, onError: () => {} });
+        const { default: pg } = await import('pg');
+        const admin = new pg.Client({ connectionString: own.url });
+        await admin.connect();
+        try {
+          await storeWithKey(own.db, 'hooks-relisten');
+          const r = await receiver();
+          await addWebhook(own.db, { storeId: 'hooks-relisten', url: r.url, events: ['price_list.published'] }, LOCAL);
+          sender.start({ pollMs: HOUR, watchedPollMs: HOUR });
+          await outboxListening(own.url);
+          const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [OUTBOX_APPLICATION_NAME]);
+          assert.equal(killed.rowCount, 1, 'one listening connection per sender');
+          // Queued while nobody listens (the watch listens again after 1 s): sent once it does.
+          await publishJson(other, 'hooks-relisten', items(10));
+          await r.waitFor(1);
+          await outboxListening(own.url);
+          await publishJson(other, 'hooks-relisten', items(11));
+          await r.waitFor(2);
+          assert.deepEqual(r.received.map((m) => JSON.parse(m.body).data.version), [1, 2]);
+        } finally {
+          await admin.end();
+          await sender.stop();
+          await other.close();
+          await own.drop();
+        }
+      });
+    }
 
     test('webhook list and remove; a removed webhook gets nothing more', async () => {
       await storeWithKey(store, 'hooks-remove');

@@ -5,6 +5,7 @@ import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { PostgresItems } from './items.js';
 import { copyRecordsModule } from './native-copy-records.js';
 import { oneBufferSocket } from './one-buffer-socket.js';
+import { watchOutbox } from './outbox-watch.js';
 import { PostgresPublicationFeed } from './publication-feed.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
 
@@ -81,12 +82,21 @@ export class PostgresDialect implements SqlDialect {
   }
 
   private readonly databaseUrl: string;
+  private readonly watches = new Set<{ stop: () => Promise<void> }>();
   /** Pooled connections whose session PIN_SESSION has set. */
   private readonly pinned = new WeakSet<pg.PoolClient>();
 
   /** Its own connection, outside the pool: a LISTEN lives as long as its session. */
   publicationFeed(): PostgresPublicationFeed {
     return new PostgresPublicationFeed(this.databaseUrl);
+  }
+
+  /** Queued webhook events, on a listening connection of their own (outbox-watch.ts); stopped by close() too. */
+  watchAnnouncements(listener: () => void, onError?: (error: unknown) => void): () => void {
+    const watch = watchOutbox(this.databaseUrl, listener, onError);
+    this.watches.add(watch);
+    // Kept until its connection has ended: close() waits for it.
+    return () => void watch.stop().finally(() => this.watches.delete(watch));
   }
 
   async query({ sql, params, request }: Query): Promise<QueryResult> {
@@ -204,6 +214,8 @@ export class PostgresDialect implements SqlDialect {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.watches].map((watch) => watch.stop()));
+    this.watches.clear();
     await this.pool.end();
   }
 

@@ -286,6 +286,18 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE price_items ADD COLUMN quote_free bigint;
   ALTER TABLE quarantined_items ADD COLUMN quote_free bigint;
   `,
+  // A queued webhook event wakes every instance's sender (postgres/outbox-watch.ts): one NOTIFY
+  // a statement, sent at its transaction's commit and folded into one per transaction (the
+  // payload is empty), so a publication with three webhooks wakes each sender once.
+  `
+  CREATE FUNCTION announce_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('price_export_outbox', '');
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER outbox_announced AFTER INSERT ON webhook_outbox FOR EACH STATEMENT
+    EXECUTE FUNCTION announce_outbox();
+  `,
 ];
 
 /**

@@ -110,11 +110,14 @@ export interface SqlDialect {
    * Called after a commit other processes must hear of at once: a store's latest list changed,
    * a webhook event was queued. SQLite touches its events file (sqlite/events-file.ts), which
    * wakes the publication feed and the webhook sender of every instance on the host. Absent on
-   * PostgreSQL, whose publications NOTIFY from their trigger.
+   * PostgreSQL, whose publications and queued events NOTIFY from their triggers.
    */
   announce?(): void;
-  /** Calls `listener` after each announcement by any process; answers how to stop, or null where nothing can be watched. */
-  watchAnnouncements?(listener: () => void): (() => void) | null;
+  /**
+   * Calls `listener` after each queued webhook event by any process (SQLite: after each
+   * announcement); answers how to stop, or null where nothing can be watched.
+   */
+  watchAnnouncements?(listener: () => void, onError?: (error: unknown) => void): (() => void) | null;
 
   /** The item paths, each dialect's own mechanism (items.ts in its folder). */
   readonly items: DialectItems;

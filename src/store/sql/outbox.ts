@@ -36,8 +36,8 @@ export class SqlOutboxRepository implements OutboxRepository {
     return queued;
   }
 
-  watch(listener: () => void): (() => void) | null {
-    return this.d.watchAnnouncements?.(listener) ?? null;
+  watch(listener: () => void, onError?: (error: unknown) => void): (() => void) | null {
+    return this.d.watchAnnouncements?.(listener, onError) ?? null;
   }
 
   async claim(owner: string, now: Date, leaseUntil: Date): Promise<ClaimedWebhook | null> {

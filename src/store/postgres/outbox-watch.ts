@@ -7,21 +7,16 @@ export const OUTBOX_CHANNEL = 'price_export_outbox';
 export const OUTBOX_APPLICATION_NAME = 'price-export outbox watch';
 
 /**
- * Calls `listener` when any process commits a queued webhook event, and after each lost
- * connection is listening again (what was queued meanwhile would otherwise wait for the
- * sender's next look); not after the first LISTEN, when the sender looks at its start anyway.
- * Answers how to stop (every call the same promise).
+ * Calls `listener` when any process commits a queued webhook event, and each time the
+ * connection is listening (again): what was queued before, while nobody listened, would
+ * otherwise wait for the sender's next look. Answers how to stop (every call the same promise).
  */
 export function watchOutbox(databaseUrl: string, listener: () => void, onError?: (error: unknown) => void): { stop: () => Promise<void> } {
-  let first = true;
   const connection = new PostgresListener(databaseUrl, {
     channel: OUTBOX_CHANNEL,
     applicationName: OUTBOX_APPLICATION_NAME,
     onNotification: () => listener(),
-    onListening: () => {
-      if (!first) listener();
-      first = false;
-    },
+    onListening: () => listener(),
     onError,
   });
   connection.start();

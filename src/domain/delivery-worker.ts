@@ -14,7 +14,7 @@ export interface DeliveryWorker {
 
 /**
  * The background side of CONTRACT §13 on one instance: the outbox sender (woken by queued
- * events on SQLite, polling every second on PostgreSQL; webhook-sender.ts) and
+ * events: SQLite's events file, PostgreSQL's NOTIFY; webhook-sender.ts) and
  * the consumer alert check (every minute). Every instance runs one; the outbox's leases and
  * the alerts' flips make each event sent, and each episode fired, once.
  */

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { readSource } from '../domain/publication-source.js';
 import { publishPriceList } from '../domain/publishing.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../test/support/dialects.js';
+import { createTestDatabase, DIALECTS, terminateBackends, type TestDatabase } from '../../test/support/dialects.js';
 import { openDatabase } from './factory.js';
 import type { Database } from './types.js';
 import type { Publication, PublicationFeed } from './warming-types.js';
@@ -86,15 +86,7 @@ for (const dialect of DIALECTS) {
         feed = started;
         started.start(seen.onPublished, () => {});
         await (started as { ready?: () => Promise<void> }).ready?.();
-        const { default: pg } = await import('pg');
-        const admin = new pg.Client({ connectionString: db.url });
-        await admin.connect();
-        try {
-          const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1", [FEED_APPLICATION_NAME]);
-          assert.equal(killed.rowCount, 1, 'one listening connection per feed');
-        } finally {
-          await admin.end();
-        }
+        assert.equal(await terminateBackends(db.url, FEED_APPLICATION_NAME), 1, 'one listening connection per feed');
         // Published while nobody listens: the reconnect (after 1 s) reads it from the log.
         await publish(other, 's3');
         await seen.until(1);

@@ -10,7 +10,7 @@ import { DeliveryRuns, type DeliveryRecord } from '../../src/store/delivery-type
 import { openDatabase } from '../../src/store/factory.js';
 import { OUTBOX_APPLICATION_NAME, OUTBOX_CHANNEL } from '../../src/store/postgres/outbox-watch.js';
 import type { Database, OutboxRepository } from '../../src/store/types.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { createTestDatabase, DIALECTS, terminateBackends, type TestDatabase } from '../support/dialects.js';
 import { ISSUED_KEYS, publishJson, storeWithKey } from '../support/test-app.js';
 import { Receiver, verifyFromSpec } from './webhook-receiver.js';
 
@@ -291,17 +291,13 @@ for (const dialect of DIALECTS) {
         const own = await createTestDatabase(dialect);
         const other = await openDatabase(own.url, { startThreads: false });
         const sender = new WebhookSender(own.db.deliveries.outbox, { allowPrivate: true, onError: () => {} });
-        const { default: pg } = await import('pg');
-        const admin = new pg.Client({ connectionString: own.url });
-        await admin.connect();
         try {
           await storeWithKey(own.db, 'hooks-relisten');
           const r = await receiver();
           await addWebhook(own.db, { storeId: 'hooks-relisten', url: r.url, events: ['price_list.published'] }, LOCAL);
           sender.start({ pollMs: HOUR, watchedPollMs: HOUR });
           await outboxListening(own.url);
-          const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [OUTBOX_APPLICATION_NAME]);
-          assert.equal(killed.rowCount, 1, 'one listening connection per sender');
+          assert.equal(await terminateBackends(own.url, OUTBOX_APPLICATION_NAME), 1, 'one listening connection per sender');
           // Queued while nobody listens (the watch listens again after 1 s): sent once it does.
           await publishJson(other, 'hooks-relisten', items(10));
           await r.waitFor(1);
@@ -310,7 +306,6 @@ for (const dialect of DIALECTS) {
           await r.waitFor(2);
           assert.deepEqual(r.received.map((m) => JSON.parse(m.body).data.version), [1, 2]);
         } finally {
-          await admin.end();
           await sender.stop();
           await other.close();
           await own.drop();

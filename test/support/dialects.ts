@@ -73,3 +73,19 @@ export async function executeRaw(testDb: TestDatabase, sql: string, params: unkn
     await client.end();
   }
 }
+
+/**
+ * PostgreSQL: ends the backends of `url`'s database that show `applicationName` (a restart or a
+ * cut network, as a listening connection sees it); answers how many it ended.
+ */
+export async function terminateBackends(url: string, applicationName: string): Promise<number> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [applicationName]);
+    return killed.rowCount ?? 0;
+  } finally {
+    await admin.end();
+  }
+}

@@ -5,6 +5,7 @@ import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { PostgresItems } from './items.js';
 import { copyRecordsModule } from './native-copy-records.js';
 import { oneBufferSocket } from './one-buffer-socket.js';
+import type { PostgresListener } from './listener.js';
 import { watchOutbox } from './outbox-watch.js';
 import { PostgresPublicationFeed } from './publication-feed.js';
 import { MIGRATION_LOCK_KEY, POSTGRES_MIGRATIONS } from './schema.js';
@@ -82,7 +83,7 @@ export class PostgresDialect implements SqlDialect {
   }
 
   private readonly databaseUrl: string;
-  private readonly watches = new Set<{ stop: () => Promise<void> }>();
+  private readonly watches = new Set<PostgresListener>();
   /** Pooled connections whose session PIN_SESSION has set. */
   private readonly pinned = new WeakSet<pg.PoolClient>();
 
@@ -96,7 +97,7 @@ export class PostgresDialect implements SqlDialect {
     const watch = watchOutbox(this.databaseUrl, listener, onError);
     this.watches.add(watch);
     // Kept until its connection has ended: close() waits for it.
-    return () => void watch.stop().finally(() => this.watches.delete(watch));
+    return () => void watch.close().finally(() => this.watches.delete(watch));
   }
 
   async query({ sql, params, request }: Query): Promise<QueryResult> {
@@ -214,7 +215,7 @@ export class PostgresDialect implements SqlDialect {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.watches].map((watch) => watch.stop()));
+    await Promise.all([...this.watches].map((watch) => watch.close()));
     this.watches.clear();
     await this.pool.end();
   }

@@ -26,17 +26,18 @@ export interface ListenerOptions {
  */
 export class PostgresListener {
   private client: pg.Client | null = null;
-  private started = false;
   private closed = false;
   private retryMs = RECONNECT_FIRST_MS;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Null until start(). */
   private connecting: Promise<void> | null = null;
+  /** Every close() waits for the same end of the connection. */
+  private closing: Promise<void> | null = null;
 
   constructor(private readonly databaseUrl: string, private readonly options: ListenerOptions) {}
 
   start(): void {
-    if (this.started || this.closed) return;
-    this.started = true;
+    if (this.connecting || this.closed) return;
     this.connecting = this.connect();
   }
 
@@ -45,7 +46,12 @@ export class PostgresListener {
     await this.connecting;
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private async end(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;

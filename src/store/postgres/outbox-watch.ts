@@ -9,9 +9,9 @@ export const OUTBOX_APPLICATION_NAME = 'price-export outbox watch';
 /**
  * Calls `listener` when any process commits a queued webhook event, and each time the
  * connection is listening (again): what was queued before, while nobody listened, would
- * otherwise wait for the sender's next look. Answers how to stop (every call the same promise).
+ * otherwise wait for the sender's next look. Close the answer to stop.
  */
-export function watchOutbox(databaseUrl: string, listener: () => void, onError?: (error: unknown) => void): { stop: () => Promise<void> } {
+export function watchOutbox(databaseUrl: string, listener: () => void, onError?: (error: unknown) => void): PostgresListener {
   const connection = new PostgresListener(databaseUrl, {
     channel: OUTBOX_CHANNEL,
     applicationName: OUTBOX_APPLICATION_NAME,
@@ -20,6 +20,5 @@ export function watchOutbox(databaseUrl: string, listener: () => void, onError?:
     onError,
   });
   connection.start();
-  let stopped: Promise<void> | null = null;
-  return { stop: () => (stopped ??= connection.close()) };
+  return connection;
 }

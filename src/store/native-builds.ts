@@ -43,4 +43,4 @@ export function loadNativeModule<T extends { version(): number | null }>(file: s
  * source; both change together). A build left from an older checkout (pulled, not rebuilt)
  * answers another and is not used: its calls would fail, or print other bytes.
  */
-export const RECORDS_EXTENSION_VERSION = 6;
+export const RECORDS_EXTENSION_VERSION = 7;

@@ -15,10 +15,21 @@ db.pragma('busy_timeout = 10000');
 // counts in the process's RSS (+166–219 MiB of file-backed pages for a 1M-item export), for
 // SQLite work ~11 % shorter alone and no difference over HTTP beyond noise (bench/RESULTS.md,
 // "2026-11-26, later night").
+// And with SQLite's own default page cache (2 MB, as the sqlite3 CLI has it), not
+// better-sqlite3's 16 MB: every page the cache holds is memory the thread allocated, so a fresh
+// server's first 100k export filled 1,000–2,000 pages of memory new to the process with it, dear
+// where a page fault costs ~12 µs; the same list's next renders in other formats were no slower
+// with the smaller cache (bench/RESULTS.md, "2026-12-02, night").
+db.pragma('cache_size = -2000');
 registerSheetRowFunctions(db);
 // Given only when the main connection loaded it (dialect.ts), so it loads here too; if it did
 // not, a query that calls it fails with "no such function" (an error, never other bytes).
-if (recordsExtension) loadRecordsExtension(db, recordsExtension);
+const extensionLoaded = recordsExtension ? loadRecordsExtension(db, recordsExtension) : false;
+// Said after each page's value is copied out (and once now, which turns the kept room on): the
+// C aggregates build the next page in the same memory instead of memory new to the process
+// (native/records_page.c, "A page thread's room").
+const roomTaken = extensionLoaded ? db.prepare('SELECT price_export_room_taken()') : null;
+roomTaken?.get();
 const statements = new Map<string, Database.Statement>();
 
 parentPort!.on('message', (task: PageTask) => {
@@ -36,6 +47,9 @@ parentPort!.on('message', (task: PageTask) => {
     if (value instanceof Uint8Array && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength) transfer = [value.buffer as ArrayBuffer];
   } catch (error) {
     reply = { id: task.id, error: (error as Error).message };
+  } finally {
+    // better-sqlite3 copied the value into its own Buffer and reset the statement.
+    roomTaken?.get();
   }
   parentPort!.postMessage(reply, transfer);
 });

@@ -151,6 +151,84 @@ describe('price_export_delimited(), price_export_json(), price_export_xml(), pri
   });
 });
 
+describe('a page thread\'s kept room (price_export_room_taken(), native/records_page.c)', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
+  /** A connection as a page thread has it: the room turned on by its first price_export_room_taken(). */
+  const connection = (roomOn: boolean) => {
+    const db = new Database(':memory:');
+    assert.equal(loadRecordsExtension(db, extension!), true);
+    db.exec(`CREATE TABLE r (seq INTEGER, g INTEGER, a TEXT)`);
+    const taken = db.prepare('SELECT price_export_room_taken()');
+    if (roomOn) taken.get();
+    return { db, taken };
+  };
+  const fill = (db: Database.Database, rows: number, text: (i: number) => string, groups = 1) => {
+    db.exec('DELETE FROM r');
+    const insert = db.prepare('INSERT INTO r VALUES (?, ?, ?)');
+    for (let i = 1; i <= rows; i++) insert.run(i, i % groups, text(i));
+  };
+  const JSON_PAGE = `SELECT price_export_json('lt', seq, '{"a":', a) FROM (SELECT * FROM r ORDER BY seq)`;
+  const text = (size: number) => (i: number) => `${i}:${'Я'.repeat(size)}`;
+  const expected = (rows: number, text: (i: number) => string) => Array.from({ length: rows }, (_, i) => `{"a":${JSON.stringify(text(i + 1))}`).join('');
+
+  it('builds page after page in the room, each page its own bytes: smaller, larger (the room grown), none', () => {
+    const { db, taken } = connection(true);
+    try {
+      const page = db.prepare(JSON_PAGE).pluck();
+      for (const [rows, size] of [[300, 40], [10, 3], [2000, 200], [0, 0], [50, 1]]) {
+        fill(db, rows, text(size));
+        const value = page.get() as Buffer | null;
+        taken.get();
+        assert.equal(value === null ? null : value.toString('utf8'), rows === 0 ? null : expected(rows, text(size)));
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('lends the room to one page at a time: two pages of one statement, and pages of a grouped statement, keep their own bytes', () => {
+    const { db, taken } = connection(true);
+    try {
+      // A page first, so the room holds memory when the next statement's two pages ask for it.
+      fill(db, 900, text(60));
+      assert.equal((db.prepare(JSON_PAGE).pluck().get() as Buffer).toString('utf8'), expected(900, text(60)));
+      taken.get();
+      fill(db, 400, text(30), 4);
+      const [json, xml] = db.prepare(`SELECT price_export_json('lt', seq, '{"a":', a), price_export_xml('tl', seq, 'a', a, ';') FROM (SELECT * FROM r ORDER BY seq)`).raw(true).get() as [Buffer, Buffer];
+      taken.get();
+      assert.equal(json.toString('utf8'), expected(400, text(30)));
+      assert.equal(xml.toString('utf8'), Array.from({ length: 400 }, (_, i) => `<a>${text(30)(i + 1)}</a>;`).join(''));
+      // One row a group: the first group's page is in the room (not yet taken) while the next groups' pages are built.
+      const groups = db.prepare(`SELECT g, price_export_json('lt', seq, '{"a":', a) FROM (SELECT * FROM r ORDER BY seq) GROUP BY g ORDER BY g`).raw(true).all() as [number, Buffer][];
+      taken.get();
+      assert.deepEqual(
+        groups.map(([g, page]) => [g, page.toString('utf8')]),
+        [0, 1, 2, 3].map((g) => [g, Array.from({ length: 100 }, (_, i) => i * 4 + (g === 0 ? 4 : g)).map((seq) => `{"a":${JSON.stringify(text(30)(seq))}`).join('')]),
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('builds the same bytes with the room off (a connection that never says a value was taken), and after a failed page builds the next one whole', () => {
+    const off = connection(false);
+    const on = connection(true);
+    try {
+      for (const { db } of [off, on]) fill(db, 700, text(12));
+      const pages = [off, on].map(({ db }) => (db.prepare(JSON_PAGE).pluck().get() as Buffer).toString('utf8'));
+      on.taken.get();
+      assert.equal(pages[0], expected(700, text(12)));
+      assert.equal(pages[1], pages[0]);
+      on.db.exec(`INSERT INTO r VALUES (1, 0, 'again')`);
+      assert.throws(() => on.db.prepare(JSON_PAGE).pluck().get(), /rows out of publication order/);
+      on.db.exec('DELETE FROM r WHERE a = \'again\'');
+      assert.equal((on.db.prepare(JSON_PAGE).pluck().get() as Buffer).toString('utf8'), pages[0]);
+    } finally {
+      off.db.close();
+      on.db.close();
+    }
+  });
+});
+
 describe('price_export_copy_rows()', { skip: extension === null ? 'build/native/ was not built' : false }, () => {
   const db = new Database(':memory:');
   assert.equal(loadRecordsExtension(db, extension!), true);

@@ -312,7 +312,7 @@ static void xml_step(sqlite3_context *context, int argc, sqlite3_value **argv) {
 static void version(sqlite3_context *context, int argc, sqlite3_value **argv) {
   (void)argc;
   (void)argv;
-  sqlite3_result_int(context, 6);
+  sqlite3_result_int(context, 7);
 }
 
 /* The YML offers' aggregate step (yml_offers.c). */
@@ -327,10 +327,18 @@ int sqlite3_priceexportrecords_init(sqlite3 *db, char **error, const sqlite3_api
   (void)error;
   SQLITE_EXTENSION_INIT2(api);
   int flags = SQLITE_UTF8 | SQLITE_INNOCUOUS;
-  int rc = sqlite3_create_function(db, "price_export_delimited", -1, flags, 0, 0, step, page_final);
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_json", -1, flags, 0, 0, json_step, page_final);
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_xml", -1, flags, 0, 0, xml_step, page_final);
-  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_yml", -1, flags, 0, 0, yml_step, page_final);
+  /* The aggregates' user data: the connection's kept room (records_page.c), none in the PostgreSQL module. */
+  void *room = 0;
+  int rc = SQLITE_OK;
+#ifndef PRICE_EXPORT_COPY_VALUES
+  KeptRoom *kept;
+  rc = kept_room_register(db, flags, &kept);
+  room = kept;
+#endif
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_delimited", -1, flags, room, 0, step, page_final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_json", -1, flags, room, 0, json_step, page_final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_xml", -1, flags, room, 0, xml_step, page_final);
+  if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_yml", -1, flags, room, 0, yml_step, page_final);
   if (rc == SQLITE_OK) rc = sqlite3_create_function(db, "price_export_records_version", 0, flags | SQLITE_DETERMINISTIC, 0, version, 0, 0);
   if (rc == SQLITE_OK) rc = price_export_copy_rows_register(db);
   return rc;

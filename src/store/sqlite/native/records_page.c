@@ -53,12 +53,93 @@ void put_integer_value(Page *page, sqlite3_value *value) {
   else put_value_text(page, value);
 }
 
+#ifndef PRICE_EXPORT_COPY_VALUES
+/*
+ * A page thread's room for its pages (store/sqlite/page-worker.ts), kept from one page to the
+ * next. A page built in memory of its own cost three fresh allocations of its size on the page
+ * thread: its room, SQLite's copy of the result (OP_Copy copies a value its function handed
+ * over with a destructor) and better-sqlite3's Buffer of it. The Buffers live until the main
+ * thread's collector frees them, after the export, so each page's room and copy landed beyond
+ * them on memory new to the process: ~4,400 page faults a thread in a fresh server's first 100k
+ * JSON, ~12 µs each on hosts whose page faults are dear (bench/RESULTS.md, "2026-12-02, night"). Built
+ * in the kept room and handed over as SQLITE_STATIC, a page costs only the Buffer: SQLite's
+ * shallow copy of a static value stays a pointer.
+ *
+ * SQLITE_STATIC promises the bytes stay as they are while SQLite or its caller may read them:
+ * so the room is lent to one page at a time, from its first row until the caller says the
+ * value was taken (price_export_room_taken(), after better-sqlite3 copied it and reset the
+ * statement). A page that starts while the room is lent (two aggregates in one statement, a
+ * value not yet taken) is built in memory of its own, as before. Off until the connection's
+ * first price_export_room_taken(): a connection that never calls it (the main thread's) builds
+ * every page in memory of its own.
+ */
+struct KeptRoom {
+  unsigned char *bytes;
+  sqlite3_int64 capacity;
+  int on;
+  int lent;
+};
+
+/* A room grown past this by one large page is let go once its value is taken, not kept. */
+#define KEPT_ROOM_MAX ((sqlite3_int64)8 * 1024 * 1024)
+
+static void borrow_room(Page *page, KeptRoom *room) {
+  page->asked = 1;
+  if (!room || !room->on || room->lent) return;
+  room->lent = 1;
+  page->room = room;
+  page->bytes = room->bytes;
+  page->capacity = room->capacity;
+}
+
+/* The page's bytes back to its room, which the page no longer needs (its value is not the bytes). */
+static void return_room(Page *page) {
+  KeptRoom *room = page->room;
+  room->bytes = page->bytes;
+  room->capacity = page->capacity;
+  room->lent = 0;
+}
+
+static void room_taken(sqlite3_context *context, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  KeptRoom *room = sqlite3_user_data(context);
+  room->on = 1;
+  room->lent = 0;
+  if (room->capacity > KEPT_ROOM_MAX) {
+    sqlite3_free(room->bytes);
+    room->bytes = NULL;
+    room->capacity = 0;
+  }
+  sqlite3_result_null(context);
+}
+
+static void free_room(void *data) {
+  KeptRoom *room = data;
+  sqlite3_free(room->bytes);
+  sqlite3_free(room);
+}
+
+int kept_room_register(sqlite3 *db, int flags, KeptRoom **room) {
+  *room = sqlite3_malloc64(sizeof(KeptRoom));
+  if (!*room) return SQLITE_NOMEM;
+  memset(*room, 0, sizeof(KeptRoom));
+  /* On failure SQLite calls free_room itself. */
+  int rc = sqlite3_create_function_v2(db, "price_export_room_taken", 0, flags, *room, room_taken, 0, 0, free_room);
+  if (rc != SQLITE_OK) *room = NULL;
+  return rc;
+}
+#endif
+
 Page *page_of(sqlite3_context *context) {
   Page *page = sqlite3_aggregate_context(context, sizeof(Page));
   if (!page) {
     sqlite3_result_error_nomem(context);
     return NULL;
   }
+#ifndef PRICE_EXPORT_COPY_VALUES
+  if (!page->asked) borrow_room(page, sqlite3_user_data(context));
+#endif
   return page->error ? NULL : page;
 }
 
@@ -130,19 +211,40 @@ void put_xml_escaped(Page *page, const unsigned char *text, sqlite3_int64 length
   put(page, text + from, length - from);
 }
 
+/* The page's memory once its value no longer needs it: back to the kept room, or freed. */
+static void let_go(Page *page) {
+#ifndef PRICE_EXPORT_COPY_VALUES
+  if (page->room) {
+    return_room(page);
+    return;
+  }
+#endif
+  sqlite3_free(page->bytes);
+}
+
 void page_final(sqlite3_context *context) {
   Page *page = sqlite3_aggregate_context(context, 0);
   if (page && page->release) page->release(page->state);
   if (page && page->error) {
     sqlite3_result_error(context, page->error, -1);
-    sqlite3_free(page->bytes);
+    let_go(page);
   } else if (!page || page->rows == 0) {
     sqlite3_result_null(context);
-    if (page) sqlite3_free(page->bytes);
+    if (page) let_go(page);
   } else if (!page->bytes) {
     sqlite3_result_zeroblob(context, 0);
+    let_go(page);
   } else {
     __atomic_store_n(&last_page_length, page->length, __ATOMIC_RELAXED);
+#ifndef PRICE_EXPORT_COPY_VALUES
+    if (page->room) {
+      /* The room stays lent until price_export_room_taken(). */
+      page->room->bytes = page->bytes;
+      page->room->capacity = page->capacity;
+      sqlite3_result_blob64(context, page->bytes, (sqlite3_uint64)page->length, SQLITE_STATIC);
+      return;
+    }
+#endif
     sqlite3_result_blob64(context, page->bytes, (sqlite3_uint64)page->length, sqlite3_free);
   }
 }

@@ -13,6 +13,9 @@ SQLITE_EXTENSION_INIT3
 #include "copy_values.h"
 #endif
 
+/* A connection's room kept for its pages from one page to the next (records_page.c). */
+typedef struct KeptRoom KeptRoom;
+
 typedef struct {
   unsigned char *bytes;
   sqlite3_int64 length;
@@ -24,6 +27,10 @@ typedef struct {
   /* An aggregate's own state for the whole page (the YML offers' category ids), freed by release. */
   void *state;
   void (*release)(void *state);
+  /* The kept room the page is built in (its bytes are the room's), or NULL: memory of its own. */
+  KeptRoom *room;
+  /* The page has asked for the kept room (at its first row): it asks once. */
+  int asked;
 } Page;
 
 /* Room for `more` bytes; the page's error set when there is none to be had. */
@@ -97,5 +104,13 @@ sqlite3_int64 minor_units(Page *page, sqlite3_value *value, const char *error);
 void put_xml_escaped(Page *page, const unsigned char *text, sqlite3_int64 length, int attribute);
 /* Every aggregate's final call: the page as a blob, NULL for no rows, or the error. */
 void page_final(sqlite3_context *context);
+
+#ifndef PRICE_EXPORT_COPY_VALUES
+/*
+ * Registers price_export_room_taken() on the connection, with the connection's kept room; *room
+ * is then the user data the aggregates are registered with (freed when the connection closes).
+ */
+int kept_room_register(sqlite3 *db, int flags, KeptRoom **room);
+#endif
 
 #endif

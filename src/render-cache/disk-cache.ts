@@ -27,6 +27,15 @@ export const DEFAULT_CACHE_ROOT = join(tmpdir(), 'price-export-cache');
 
 /** Bytes gathered per write of a render to its file (the size of the chunks the text writers yield). */
 const WRITE_BYTES = 64 * 1024;
+/**
+ * A rendering entry's last writes kept in memory for its followers, up to this many bytes (the
+ * last write always). The request that started a render falls a write or two behind it while
+ * the socket drains a page (~1 MB of JSON); with only the last write in memory it read the
+ * writes in between back from the file, into 64 KiB buffers of memory new to the process: ~1,750
+ * page faults of a fresh server's first 100k JSON (bench/RESULTS.md, "2026-12-02, night"). The
+ * writes are in memory anyway until they are collected; this keeps them reachable a little longer.
+ */
+const RECENT_BYTES = 4 * 1024 * 1024;
 
 type Copy = Exclude<Coding, 'identity'>;
 const SUFFIX: Record<Copy, string> = { gzip: '.gz', br: '.br' };
@@ -57,7 +66,9 @@ class Entry implements FollowedFile {
   /** The renderer has created the temp file: followers may open it. */
   created = false;
   written = 0;
-  tail: { offset: number; data: Uint8Array } | null = null;
+  /** The last writes while rendering (RECENT_BYTES), oldest first. */
+  private recent: Array<{ offset: number; data: Uint8Array }> = [];
+  private recentBytes = 0;
   error: Error | null = null;
   /** Bytes this entry holds on disk (the identity file so far, plus finished copies). */
   bytes = 0;
@@ -76,6 +87,25 @@ class Entry implements FollowedFile {
 
   path(coding: Coding): string {
     return coding === 'identity' ? this.file : this.file + SUFFIX[coding];
+  }
+
+  recentAt(offset: number): Uint8Array | null {
+    for (const write of this.recent) if (write.offset === offset) return write.data;
+    return null;
+  }
+
+  /** A write of the render, appended to the file: kept for the followers, the oldest let go past RECENT_BYTES. */
+  noteWrite(data: Uint8Array): void {
+    this.recent.push({ offset: this.written, data });
+    this.recentBytes += data.byteLength;
+    this.written += data.byteLength;
+    while (this.recent.length > 1 && this.recentBytes > RECENT_BYTES) this.recentBytes -= this.recent.shift()!.data.byteLength;
+  }
+
+  /** The render ended: followers read the file from now on. */
+  forgetRecent(): void {
+    this.recent = [];
+    this.recentBytes = 0;
   }
 
   progress(): Promise<void> {
@@ -289,8 +319,7 @@ export class DiskRenderCache implements RenderCache {
           offset += (await handle!.write(data, offset, data.byteLength - offset)).bytesWritten;
         }
         // Writers yield fresh buffers (never reused), so followers may share this one.
-        entry.tail = { offset: entry.written, data };
-        entry.written += data.byteLength;
+        entry.noteWrite(data);
         this.grow(entry, data.byteLength);
         entry.wake();
       };
@@ -303,7 +332,7 @@ export class DiskRenderCache implements RenderCache {
       await handle.close();
       handle = null;
       await rename(entry.temp, entry.file);
-      entry.tail = null;
+      entry.forgetRecent();
       entry.state = 'ready';
       entry.wake();
       this.diskFailureLogged = false;
@@ -317,6 +346,7 @@ export class DiskRenderCache implements RenderCache {
     } catch (error) {
       entry.state = 'failed';
       entry.error = error as Error;
+      entry.forgetRecent();
       entry.wake();
       await handle?.close().catch(() => undefined);
       this.drop(entry);

@@ -10,8 +10,11 @@ export interface FollowedFile {
   readonly written: number;
   readonly state: 'rendering' | 'ready' | 'failed';
   readonly error: Error | null;
-  /** The last write, still in memory: a reader keeping pace takes it from here instead of the file. */
-  readonly tail: { offset: number; data: Uint8Array } | null;
+  /**
+   * The bytes of a recent write that starts at `offset`, still in memory (null: none does): a
+   * reader keeping pace, or a few writes behind, takes them from here instead of the file.
+   */
+  recentAt(offset: number): Uint8Array | null;
   /** Resolves at the next write, or when the render ends. */
   progress(): Promise<void>;
   /** Opens the file for reading (the temp name while rendering, the final one after). */
@@ -61,10 +64,10 @@ export class FollowStream extends Readable {
       for (;;) {
         if (this.destroyed || !this.handle) return;
         const available = this.file.written - this.position;
-        const tail = this.file.tail;
-        if (available > 0 && tail !== null && tail.offset === this.position) {
-          this.position += tail.data.byteLength;
-          if (!this.push(tail.data)) return;
+        const recent = available > 0 ? this.file.recentAt(this.position) : null;
+        if (recent) {
+          this.position += recent.byteLength;
+          if (!this.push(recent)) return;
           continue;
         }
         if (available > 0) {

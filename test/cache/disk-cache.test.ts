@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -73,6 +73,29 @@ describe('DiskRenderCache', () => {
     assert.equal(statSync(join(root, gzip!.path)).size, gzip!.size);
     cache.noteLatest('secret-shop', 2);
     assert.equal(cache.locate(key('loc', 'secret-shop'), 'identity'), null, 'superseded');
+    await cache.close();
+  });
+
+  test('a reader a few writes behind the render takes them from memory, not from the file', async () => {
+    const cache = new DiskRenderCache({ root });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const chunk = (i: number) => Buffer.alloc(100_000, 'abcd'[i]);
+    const render = source(async function* () {
+      for (let i = 0; i < 3; i++) yield chunk(i);
+      await gate;
+      yield chunk(3);
+    });
+    const reader = cache.read(key('behind'), render);
+    // Three writes made, the reader has read nothing yet (it starts when consumed).
+    await until(async () => cache.stats().bytes === 300_000);
+    // The file loses what is written: a reader that went to it now would find it short.
+    const temp = readdirSync(cache.dir).find((name) => name.endsWith('.tmp'));
+    assert.ok(temp);
+    truncateSync(join(cache.dir, temp), 0);
+    const body = (async () => Buffer.concat(await reader.toArray()))();
+    release();
+    assert.deepEqual(await body, Buffer.concat([0, 1, 2, 3].map(chunk)));
     await cache.close();
   });
 

@@ -74,6 +74,16 @@ export function cpuSeconds(pid: number): number {
   return readStatCpu(pid).own;
 }
 
+/**
+ * Minor page faults a process has taken so far (its memory first touched, or mapped again): on
+ * hosts where one costs ~12 µs they are a figure's cost of their own (bench/RESULTS.md, "2026-12-02, morning").
+ */
+export function minorFaults(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // minflt is the 10th field, the 8th after the command name.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+}
+
 /** CPU seconds of the children this process has waited for (a client run to its end), so far. */
 export function reapedChildrenCpuSeconds(): number {
   return readStatCpu('self').children;

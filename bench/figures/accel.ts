@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchStore } from '../bench-data.js';
 import { alternatingRounds, emitResult, roundRatios, metInEveryRound } from '../lib/bench-result.js';
-import { cpuSeconds, startServer as startProfiled } from '../server-process.js';
+import { cpuSeconds, minorFaults, startServer as startProfiled } from '../server-process.js';
 import { wrk } from '../wrk.js';
 import { openDatabase } from '../../src/store/factory.js';
 import { freePort, startServer } from '../../test/multi-instance/processes.js';
@@ -73,12 +73,15 @@ try {
     // What limits the figure: the service's CPU per handed-off request, taken from the two cores
     // that wrk and nginx's worker otherwise share.
     let serviceCpu = 0;
+    let serviceFaults = 0;
     let handedOff = 0;
     const run = async (url: string, side: string) => {
       const cpuBefore = cpuSeconds(service.child.pid!);
+      const faultsBefore = minorFaults(service.child.pid!);
       const result = await wrk(url, { connections: CONNECTIONS, seconds: SECONDS });
       if (url.includes('/api/')) {
         serviceCpu += cpuSeconds(service.child.pid!) - cpuBefore;
+        serviceFaults += minorFaults(service.child.pid!) - faultsBefore;
         handedOff += result.requestsPerSecond * SECONDS;
       }
       errors.push(...result.errors.map((e) => `${side}: ${e}`));
@@ -96,7 +99,7 @@ try {
       referenceName: 'the same nginx serving the same bytes as a static file (sendfile)',
       goal: '≥ 0.9×',
       met: metInEveryRound(roundRatios({ ...measured, higherIsBetter: true }), 0.9),
-      notes: `wrk ${SECONDS} s per round, one nginx worker, one service process (tsx, LOG_LEVEL=${logLevel}), SQLite; the service used ${((serviceCpu / handedOff) * 1000).toFixed(2)} ms of CPU per hand-off; load average ${load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end${errors.length ? `; errors: ${errors.join('; ')}` : ''}`,
+      notes: `wrk ${SECONDS} s per round, one nginx worker, one service process (tsx, LOG_LEVEL=${logLevel}), SQLite; the service used ${((serviceCpu / handedOff) * 1000).toFixed(2)} ms of CPU and took ${(serviceFaults / handedOff).toFixed(1)} page faults per hand-off; load average ${load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end${errors.length ? `; errors: ${errors.join('; ')}` : ''}`,
     });
   } finally {
     await front.stop();

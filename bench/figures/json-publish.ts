@@ -58,7 +58,8 @@ const { values: args, positionals } = parseArgs({
   },
 });
 
-interface Run { seconds: number; rssGrowthMiB: number }
+/** A publication's wall seconds, peak RSS growth, and the page faults its process took meanwhile (dear on some hosts: bench/RESULTS.md, "2026-12-02, morning"). */
+interface Run { seconds: number; rssGrowthMiB: number; faults: number }
 
 /** Child: publishes `file` as `format` into the fresh database at `url`. */
 async function publishOnce(file: string, format: SourceFormat, url: string, expected: number): Promise<Run> {
@@ -66,12 +67,14 @@ async function publishOnce(file: string, format: SourceFormat, url: string, expe
   await db.migrate();
   await db.stores.create({ id: 'bench', name: 'Bench', currency: 'RUB', url: null, company: null });
   const rssBefore = process.memoryUsage().rss;
+  const faultsBefore = process.resourceUsage().minorPageFault;
   const started = performance.now();
   const list = await publishPriceList(db, 'bench', readPublication(db, createReadStream(file), format));
   const seconds = (performance.now() - started) / 1000;
+  const faults = process.resourceUsage().minorPageFault - faultsBefore;
   await db.close();
   if (list.item_count !== expected) throw new Error(`published ${list.item_count} items, expected ${expected}`);
-  return { seconds, rssGrowthMiB: (process.resourceUsage().maxRSS * 1024 - rssBefore) / 2 ** 20 };
+  return { seconds, rssGrowthMiB: (process.resourceUsage().maxRSS * 1024 - rssBefore) / 2 ** 20, faults };
 }
 
 function publishInChild(file: string, format: SourceFormat, url: string, count: number): Run {
@@ -210,7 +213,7 @@ async function measureDialect(dialect: Dialect, { count, rounds, shape, inputs, 
   }
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < steps.length; k++) await steps[(k + round) % steps.length]();
-    const published = inputs.map((input) => `${input} ${runs[input][round].seconds.toFixed(2)} s (+${runs[input][round].rssGrowthMiB.toFixed(0)} MiB)`);
+    const published = inputs.map((input) => `${input} ${runs[input][round].seconds.toFixed(2)} s (+${runs[input][round].rssGrowthMiB.toFixed(0)} MiB, ${runs[input][round].faults} page faults)`);
     console.log(`${label} round ${round + 1}: ${published.join(', ')}, ${referenceName} ${reference[round].toFixed(2)} s; load ${loadavg()[0].toFixed(2)}`);
   }
   const rate = (seconds: number) => Math.round(count / seconds);

@@ -61,10 +61,14 @@ interface StatCpu {
   parent: number;
 }
 
-function readStatCpu(pid: number | 'self'): StatCpu {
+/** A /proc stat line's fields after the command name (which may hold spaces): ppid [1], minflt [7], utime [11], stime [12], cutime [13], cstime [14]. */
+function statFields(pid: number | 'self'): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name (which may hold spaces): ppid [1], utime [11], stime [12], cutime [13], cstime [14].
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+function readStatCpu(pid: number | 'self'): StatCpu {
+  const fields = statFields(pid);
   const seconds = (at: number) => (Number(fields[at]) + Number(fields[at + 1])) / CLOCK_TICKS;
   return { own: seconds(11), children: seconds(13), parent: Number(fields[1]) };
 }
@@ -79,9 +83,7 @@ export function cpuSeconds(pid: number): number {
  * hosts where one costs ~12 µs they are a figure's cost of their own (bench/RESULTS.md, "2026-12-02, morning").
  */
 export function minorFaults(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // minflt is the 10th field, the 8th after the command name.
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+  return Number(statFields(pid)[7]);
 }
 
 /** CPU seconds of the children this process has waited for (a client run to its end), so far. */

@@ -59,11 +59,12 @@ void put_integer_value(Page *page, sqlite3_value *value) {
  * next. A page built in memory of its own cost three fresh allocations of its size on the page
  * thread: its room, SQLite's copy of the result (OP_Copy copies a value its function handed
  * over with a destructor) and better-sqlite3's Buffer of it. The Buffers live until the main
- * thread's collector frees them, after the export, so each page's room and copy landed beyond
- * them on memory new to the process: ~4,400 page faults a thread in a fresh server's first 100k
- * JSON, ~12 µs each on hosts whose page faults are dear (bench/RESULTS.md, "2026-12-02, night"). Built
- * in the kept room and handed over as SQLITE_STATIC, a page costs only the Buffer: SQLite's
- * shallow copy of a static value stays a pointer.
+ * thread's collector frees them, after the export, so a page's room and copy often landed beyond
+ * them on memory new to the process, where a page fault can cost ~12 µs (a fresh server's first
+ * 100k JSON: ~4,400 faults a thread with SQLite's page cache, ~6,000 in all after this and the
+ * smaller cache of page-worker.ts; bench/RESULTS.md, "2026-12-02, night"). Built in the kept room
+ * and handed over as SQLITE_STATIC, a page costs only the Buffer: SQLite's shallow copy of a
+ * static value stays a pointer.
  *
  * SQLITE_STATIC promises the bytes stay as they are while SQLite or its caller may read them:
  * so the room is lent to one page at a time, from its first row until the caller says the
@@ -92,12 +93,12 @@ static void borrow_room(Page *page, KeptRoom *room) {
   page->capacity = room->capacity;
 }
 
-/* The page's bytes back to its room, which the page no longer needs (its value is not the bytes). */
-static void return_room(Page *page) {
+/* The page's bytes back to its room (grown, maybe moved); still lent while its value is the bytes. */
+static void give_back(Page *page, int lent) {
   KeptRoom *room = page->room;
   room->bytes = page->bytes;
   room->capacity = page->capacity;
-  room->lent = 0;
+  room->lent = lent;
 }
 
 static void room_taken(sqlite3_context *context, int argc, sqlite3_value **argv) {
@@ -215,7 +216,7 @@ void put_xml_escaped(Page *page, const unsigned char *text, sqlite3_int64 length
 static void let_go(Page *page) {
 #ifndef PRICE_EXPORT_COPY_VALUES
   if (page->room) {
-    return_room(page);
+    give_back(page, 0);
     return;
   }
 #endif
@@ -239,8 +240,7 @@ void page_final(sqlite3_context *context) {
 #ifndef PRICE_EXPORT_COPY_VALUES
     if (page->room) {
       /* The room stays lent until price_export_room_taken(). */
-      page->room->bytes = page->bytes;
-      page->room->capacity = page->capacity;
+      give_back(page, 1);
       sqlite3_result_blob64(context, page->bytes, (sqlite3_uint64)page->length, SQLITE_STATIC);
       return;
     }

@@ -84,6 +84,8 @@ try {
     await publish(shop, 'two');
     await until('the second publication warmed', () => warmed(shop) === 2 * INSTANCES);
     await fetchAll();
+    // A log line waits up to 50 ms for others (src/http/log-destination.ts).
+    await until('the renders logged', () => renders(shop, 2) >= VARIANTS.length);
     const count = renders(shop, 2);
     console.error(`${label}: ${count} renders of ${VARIANTS.length} variants (first publication: ${renders(shop, 1)})`);
     return count;

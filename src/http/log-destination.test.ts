@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import pino from 'pino';
-import { gatheredLines } from './log-destination.js';
+import { until } from '../../test/support/until.js';
+import { gatheredLines, LOG_GATHER_MS, type Later } from './log-destination.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'log-destination-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,4 +50,51 @@ test('lines still pending when the process exits are written', () => {
   `;
   execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: new URL('../..', import.meta.url).pathname });
   assertLines(file, 20_000, text);
+});
+
+/** A clock of the test's own: the gathering timers it was asked for, fired when the test says. */
+function heldTimers() {
+  const asked: { run: () => void; ms: number; cancelled: boolean }[] = [];
+  const later: Later = (run, ms) => {
+    const timer = { run, ms, cancelled: false };
+    asked.push(timer);
+    return () => { timer.cancelled = true; };
+  };
+  return { asked, later };
+}
+
+const linesIn = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+
+test('a quiet log gathers its lines for one timer and writes them when it fires, not before', async () => {
+  const file = join(dir, 'gathered.log');
+  const fd = openSync(file, 'w');
+  const { asked, later } = heldTimers();
+  const log = pino({ base: null, timestamp: false }, gatheredLines(fd, later));
+  for (let i = 0; i < 3; i++) log.info({ i, text: text(i + 1) });
+  assert.deepEqual(asked.map((t) => t.ms), [LOG_GATHER_MS], 'one timer for the three lines');
+  for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(readFileSync(file, 'utf8'), '', 'nothing written before the timer fires');
+  asked[0].run();
+  await until('the three lines written', () => linesIn(file) === 3);
+  log.info({ i: 3, text: text(4) });
+  assert.equal(asked.length, 2, 'the next line waits for a timer of its own');
+  asked[1].run();
+  await until('the fourth line written', () => linesIn(file) === 4);
+  closeSync(fd);
+  assertLines(file, 4, (i) => text(i + 1));
+});
+
+test('a busy log writes 16 KiB of lines at once, without waiting for its timer', async () => {
+  const file = join(dir, 'busy.log');
+  const fd = openSync(file, 'w');
+  const { asked, later } = heldTimers();
+  const log = pino({ base: null, timestamp: false }, gatheredLines(fd, later));
+  const count = 200; // ~100 bytes a line: past 16 KiB
+  for (let i = 0; i < count; i++) log.info({ i, text: `товар №${i}`.padEnd(60, '.') });
+  await until('the lines past 16 KiB written', () => linesIn(file) > 0);
+  assert.ok(asked.length >= 2 && asked.slice(0, -1).every((timer) => timer.cancelled), 'the timers of what went out at 16 KiB are cancelled');
+  asked.at(-1)!.run(); // the rest waited for the last one
+  await until('every line written', () => linesIn(file) === count);
+  closeSync(fd);
+  assertLines(file, count, (i) => `товар №${i}`.padEnd(60, '.'));
 });

@@ -11,16 +11,54 @@ import pino from 'pino';
 const LOG_WRITE_BYTES = 16 * 1024;
 
 /**
- * sonic-boom fed each line as bytes (its buffer mode). Fed strings, it joins a line to the
- * pending write's text and measures that text's byte length again for every line: with 16 KiB
- * writes, ~13 % of the 304s a second (bench/RESULTS.md, "The log's write size"). As bytes, a
- * line costs its own encoding and the pending writes keep their lengths as numbers. sonic-boom
- * still writes what is pending on exit (pino.destination registers it).
+ * How long a line waits for others before it goes out. sonic-boom writes a line at once when no
+ * write is under way: at a few hundred requests a second each line was a write of its own on
+ * libuv's thread pool (a thread woken, write(2), the main thread woken again), ~27 % of the
+ * service's CPU a request on a host whose system calls cost ~1 µs (bench/RESULTS.md,
+ * "2026-12-06"). Lines wait at most this long; a process killed outright loses at most these.
  */
-export function gatheredLines(fd: number): pino.DestinationStream & { flushSync(): void } {
+export const LOG_GATHER_MS = 50;
+
+/** Runs `run` after `ms` without keeping the process alive; returns how to cancel it. Tests pass their own. */
+export type Later = (run: () => void, ms: number) => () => void;
+const unrefTimer: Later = (run, ms) => {
+  const timer = setTimeout(run, ms).unref();
+  return () => clearTimeout(timer);
+};
+
+/**
+ * The log's lines gathered for up to LOG_GATHER_MS (or until 16 KiB wait), then handed to
+ * sonic-boom as one piece of bytes (its buffer mode). Fed strings, sonic-boom joins a line to the
+ * pending write's text and measures that text's byte length again for every line: with 16 KiB
+ * writes, ~13 % of the 304s a second (bench/RESULTS.md, "The log's write size"). What is pending
+ * is written on exit, here and in sonic-boom.
+ */
+export function gatheredLines(fd: number, later: Later = unrefTimer): pino.DestinationStream & { flushSync(): void } {
   const destination = pino.destination({ dest: fd, sync: false, maxWrite: LOG_WRITE_BYTES, contentMode: 'buffer' });
+  let lines: Buffer[] = [];
+  let bytes = 0;
+  let cancel: (() => void) | null = null;
+  const handOver = () => {
+    cancel?.();
+    cancel = null;
+    if (bytes === 0) return;
+    destination.write((lines.length === 1 ? lines[0] : Buffer.concat(lines, bytes)) as unknown as string);
+    lines = [];
+    bytes = 0;
+  };
+  const flushSync = () => {
+    handOver();
+    destination.flushSync();
+  };
+  process.on('exit', flushSync);
   return {
-    write: (line: string) => destination.write(Buffer.from(line) as unknown as string),
-    flushSync: () => destination.flushSync(),
+    write(line: string) {
+      const buffer = Buffer.from(line);
+      lines.push(buffer);
+      bytes += buffer.length;
+      if (bytes >= LOG_WRITE_BYTES) handOver();
+      else cancel ??= later(handOver, LOG_GATHER_MS);
+    },
+    flushSync,
   };
 }

@@ -92,6 +92,8 @@ describe('routing by key: one render per variant per publication in a fleet of t
       }
     };
     await fetchAll();
+    // A log line waits up to 50 ms for others: every variant's render is logged by then.
+    await until(`${shop}: the renders of version 1 logged`, () => renders(shop, 1) >= VARIANTS.length);
     const first = renders(shop, 1);
     // The demand reaches the database (each instance writes what it served within a second).
     const { default: pg } = await import('pg');
@@ -105,6 +107,7 @@ describe('routing by key: one render per variant per publication in a fleet of t
     assert.equal((await publish(shop, 'two')).version, 2);
     await until(`${shop}: version 2 warmed by the fleet`, () => warmed(shop) === 2 * fleet.length);
     await fetchAll();
+    await until(`${shop}: the renders of version 2 logged`, () => renders(shop, 2) >= VARIANTS.length);
     return [first, renders(shop, 2)];
   }
 

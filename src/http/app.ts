@@ -74,7 +74,8 @@ let standardOutput: pino.DestinationStream | undefined;
  * with its own synchronous write(2), which with standard output on a pipe (containers, systemd)
  * cost ~12 % of the 304s a second (bench/RESULTS.md, "304 revalidations"). A line waits up to
  * 50 ms for others (log-destination.ts), and lines that arrive while a write is under way go out
- * together with the next one; whatever is pending is written on exit. One destination for the whole process, so the public and admin apps never interleave.
+ * together with the next one; whatever is pending is written on exit. One destination for the
+ * whole process, so the public and admin apps never interleave.
  */
 function standardOutputLog(config: Readonly<Config>): pino.DestinationStream {
   return (standardOutput ??= prettyLog(config) ?? gatheredLines(1));

@@ -13,9 +13,10 @@ const LOG_WRITE_BYTES = 16 * 1024;
 /**
  * How long a line waits for others before it goes out. sonic-boom writes a line at once when no
  * write is under way: at a few hundred requests a second each line was a write of its own on
- * libuv's thread pool (a thread woken, write(2), the main thread woken again), ~27 % of the
- * service's CPU a request on a host whose system calls cost ~1 µs (bench/RESULTS.md,
- * "2026-12-06"). Lines wait at most this long; a process killed outright loses at most these.
+ * libuv's thread pool (a thread woken, write(2), the main thread woken again): ~27 % of the main
+ * thread's busy time, and gathered the process's CPU a request at 200 a second fell by a third on
+ * a host whose system calls cost ~1 µs (bench/RESULTS.md, "2026-12-06"). Lines wait at most this
+ * long; a process killed outright loses at most these.
  */
 export const LOG_GATHER_MS = 50;
 

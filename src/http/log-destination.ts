@@ -33,6 +33,11 @@ const unrefTimer: Later = (run, ms) => {
  * pending write's text and measures that text's byte length again for every line: with 16 KiB
  * writes, ~13 % of the 304s a second (bench/RESULTS.md, "The log's write size"). What is pending
  * is written on exit, here and in sonic-boom.
+ *
+ * Gathered here rather than by sonic-boom's own `minLength`: a `flush()` that finds a write under
+ * way does nothing, and that write's completion leaves up to `minLength` bytes unwritten until the
+ * next line; its `periodicFlush` would wake an idle process for ever. This timer runs only while
+ * lines wait.
  */
 export function gatheredLines(fd: number, later: Later = unrefTimer): pino.DestinationStream & { flushSync(): void } {
   const destination = pino.destination({ dest: fd, sync: false, maxWrite: LOG_WRITE_BYTES, contentMode: 'buffer' });

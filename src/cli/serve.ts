@@ -13,7 +13,7 @@ import { collectStartupGarbage } from './startup-garbage.js';
 /** Starts the public API (and the internal one when ADMIN_TOKEN is set); on an empty database outside production, seeds the demo store first. */
 export async function runServe(options: { seedDemo: boolean }): Promise<void> {
   const config = loadConfig();
-  const db = await openDatabase(config.databaseUrl);
+  const db = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   await db.migrate();
 
   let demo: Awaited<ReturnType<typeof setUpDemo>> | null = null;

@@ -6,6 +6,8 @@
 export const DEFAULT_MAX_FIELD_CHARS = 1_000_000;
 /** The longest NDJSON line, CSV record or JSON item of a publication, in bytes (MAX_LINE_BYTES); far below V8's longest string. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+/** PostgreSQL connections a process's pool opens at most (DATABASE_POOL_SIZE): node-postgres' own default. */
+export const DEFAULT_POOL_SIZE = 10;
 
 export interface Config {
   databaseUrl: string;
@@ -35,6 +37,11 @@ export interface Config {
   historyVersions: number;
   /** LEDGER_DAYS: how long delivery records are kept (CONTRACT §12); 0 turns the ledger off. */
   ledgerDays: number;
+  /**
+   * DATABASE_POOL_SIZE: PostgreSQL connections a process's pool opens at most (its two listening
+   * connections come on top); SQLite has no pool.
+   */
+  databasePoolSize: number;
   /** STALE_AFTER_MIN: a consumer is `behind` once the latest list it lacks is this old. */
   staleAfterMin: number;
   /** WEBHOOK_ALLOW_HTTP: webhook targets may be http:// (default https:// only). */
@@ -185,6 +192,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     production: read('NODE_ENV') === 'production',
     historyVersions: integer('HISTORY_VERSIONS', 10, 2, 1000),
     ledgerDays: integer('LEDGER_DAYS', 30, 0, 3650),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     staleAfterMin: integer('STALE_AFTER_MIN', 120, 1, 525_600),
     webhookAllowHttp: flag('WEBHOOK_ALLOW_HTTP'),
     webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),

@@ -14,6 +14,8 @@ export interface OpenOptions {
    * bytes (the tests compare the two).
    */
   nativeRecords?: boolean;
+  /** PostgreSQL: connections the pool opens at most (DATABASE_POOL_SIZE); node-postgres' default, 10, when absent. */
+  poolSize?: number;
 }
 
 /** The only place that picks a dialect: `sqlite:PATH` or `postgres://…`. */
@@ -27,7 +29,7 @@ async function openDialect(databaseUrl: string, options: OpenOptions) {
   if (databaseUrl.startsWith('sqlite:')) return new SqliteDialect(databaseUrl.slice('sqlite:'.length), { nativeRecords: options.nativeRecords });
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const { PostgresDialect } = await import('./postgres/dialect.js');
-    return new PostgresDialect(databaseUrl, { nativeRecords: options.nativeRecords });
+    return new PostgresDialect(databaseUrl, { nativeRecords: options.nativeRecords, poolSize: options.poolSize });
   }
   throw new Error('DATABASE_URL must be sqlite:PATH or postgres://…');
 }

@@ -76,6 +76,13 @@ describe('loadConfig', () => {
     assert.match(problemsOf({ RATE_LIMIT_PER_MIN: '100000001' })[0], /RATE_LIMIT_PER_MIN must be an integer from 1 to 100000000/);
   });
 
+  test('DATABASE_POOL_SIZE: node-postgres\' 10 by default, 1 to 1000', () => {
+    assert.equal(loadConfig({}).databasePoolSize, 10);
+    assert.equal(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize, 4);
+    assert.match(problemsOf({ DATABASE_POOL_SIZE: '0' })[0], /DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0"/);
+    assert.match(problemsOf({ DATABASE_POOL_SIZE: 'many' })[0], /DATABASE_POOL_SIZE must be an integer/);
+  });
+
   test('ACCEL_REDIRECT_PREFIX: off by default, a location ending in /; WARM_SCOPE: fleet or instance', () => {
     assert.equal(loadConfig({}).accelRedirectPrefix, null);
     assert.equal(loadConfig({ ACCEL_REDIRECT_PREFIX: '/_cache/' }).accelRedirectPrefix, '/_cache/');

@@ -56,6 +56,9 @@ function numberPlaceholders(sql: string): string {
  */
 const PIN_SESSION = 'SET extra_float_digits = 1';
 
+/** The pooled connections' name in pg_stat_activity (the listeners have their own). */
+export const POOL_APPLICATION_NAME = 'price-export';
+
 /**
  * The server database. Times come from the database clock, so every instance agrees on what
  * "stale" and "superseded 15 minutes ago" mean.
@@ -68,11 +71,19 @@ export class PostgresDialect implements SqlDialect {
   readonly items: PostgresItems;
   readonly nativeRecords: boolean;
 
-  /** `nativeRecords: false` builds every page by the server's SQL even where the C module was built (the tests compare both). */
-  constructor(databaseUrl: string, options: { nativeRecords?: boolean } = {}) {
+  /**
+   * `nativeRecords: false` builds every page by the server's SQL even where the C module was built
+   * (the tests compare both); `poolSize`: connections the pool opens at most (node-postgres' 10 when absent).
+   */
+  constructor(databaseUrl: string, options: { nativeRecords?: boolean; poolSize?: number } = {}) {
     // A partitioned network must not hang requests: new connections give up after 3 s and dead
     // ones are noticed by TCP keepalive; request-path reads carry their own timeout (REQUEST_READ_MS).
-    this.pool = new pg.Pool({ connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true, stream: connectionSocket });
+    // Named in pg_stat_activity, as the listening connections are, so an operator can count a
+    // fleet's connections against max_connections (an application_name in the URL wins).
+    this.pool = new pg.Pool({
+      connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true, stream: connectionSocket,
+      application_name: POOL_APPLICATION_NAME, ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
+    });
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});

@@ -6,6 +6,8 @@
 export const DEFAULT_MAX_FIELD_CHARS = 1_000_000;
 /** The longest NDJSON line, CSV record or JSON item of a publication, in bytes (MAX_LINE_BYTES); far below V8's longest string. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+/** The render cache's bound on disk, MiB (CACHE_MAX_MB): the disk cache's own default, 1 GiB. */
+export const DEFAULT_CACHE_MAX_MB = 1024;
 /** PostgreSQL connections a process's pool opens at most (DATABASE_POOL_SIZE): node-postgres' own default. */
 export const DEFAULT_POOL_SIZE = 10;
 
@@ -62,6 +64,8 @@ export interface Config {
   idleTimeoutSeconds: number;
   /** The render cache's root (CACHE_DIR); null: `price-export-cache` under the OS temp folder. */
   cacheDir: string | null;
+  /** CACHE_MAX_MB, in bytes: what the render cache keeps on disk at most (least recently used out first). */
+  cacheMaxBytes: number;
   /**
    * ACCEL_REDIRECT_PREFIX: with nginx in front on the same host, finished files are handed to
    * nginx by `X-Accel-Redirect: <prefix><file under CACHE_DIR>` (an `internal` location, e.g.
@@ -198,6 +202,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),
     maxFieldChars: integer('MAX_FIELD_CHARS', DEFAULT_MAX_FIELD_CHARS, 1, 100_000_000),
     cacheDir: cacheDir ?? null,
+    cacheMaxBytes: integer('CACHE_MAX_MB', DEFAULT_CACHE_MAX_MB, 1, 16 * 1024 * 1024) * 1024 * 1024,
     accelRedirectPrefix,
     warmScope: warmScope === 'instance' ? 'instance' : 'fleet',
     allowedHosts,

@@ -43,12 +43,13 @@ const CACHES = new WeakMap<object, RenderCache>();
 /**
  * The app's render cache, opened on first use and closed with the app. Keyed by the HTTP
  * server, which every encapsulated scope of one app shares, so the export and summary routes
- * registered in one scope use one cache. `root` (CACHE_DIR) counts on the first call only: the app makes it.
+ * registered in one scope use one cache. `root` (CACHE_DIR) and `maxBytes` (CACHE_MAX_MB) count on
+ * the first call only: the app makes it.
  */
-export function renderCacheOf(app: FastifyInstance, root?: string): RenderCache {
+export function renderCacheOf(app: FastifyInstance, root?: string, maxBytes?: number): RenderCache {
   let cache = CACHES.get(app.server);
   if (!cache) {
-    const opened = openRenderCache(app.log, { root });
+    const opened = openRenderCache(app.log, { root, maxBytes });
     CACHES.set(app.server, opened);
     app.addHook('onClose', async () => opened.close());
     cache = opened;

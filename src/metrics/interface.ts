@@ -20,7 +20,7 @@ export interface Metrics {
    */
   timeRender<S extends RenderBody>(format: string, source: S): S;
   /** Reads the render cache's bytes on disk and its evictions so far (RenderCacheStats) when scraped. */
-  watchRenderCache(read: () => { bytes: number; evictions: number }): void;
+  watchRenderCache(read: () => { bytes: number; maxBytes: number; evictions: number }): void;
 
   /** Seconds from a publication to its legacy CSV being in this instance's cache. */
   warmerLag(seconds: number): void;

@@ -26,7 +26,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly lag: Histogram;
   private readonly publications: Histogram<'verdict'>;
   private readonly refusals: Counter<'kind'>;
-  private cache: () => { bytes: number; evictions: number } = () => ({ bytes: 0, evictions: 0 });
+  private cache: () => { bytes: number; maxBytes: number; evictions: number } = () => ({ bytes: 0, maxBytes: 0, evictions: 0 });
   private pool: () => DatabasePoolUse | undefined = () => undefined;
 
   constructor() {
@@ -51,6 +51,7 @@ export class PrometheusMetrics implements Metrics {
       },
     });
     new Gauge({ name: `${PREFIX}render_cache_bytes`, help: 'Bytes the render cache holds on disk', registers, collect() { this.set(cache().bytes); } });
+    new Gauge({ name: `${PREFIX}render_cache_max_bytes`, help: 'The render cache\'s bound on disk (CACHE_MAX_MB)', registers, collect() { this.set(cache().maxBytes); } });
     this.lag = new Histogram({ name: `${PREFIX}warmer_lag_seconds`, help: 'Seconds from a publication to its legacy CSV in this instance\'s cache', buckets: LAG_BUCKETS, registers });
     this.publications = new Histogram({
       name: `${PREFIX}publication_duration_seconds`, help: 'Publications by verdict (published, refused, held, quarantined), and their seconds',
@@ -99,7 +100,7 @@ export class PrometheusMetrics implements Metrics {
     return { ...source, body: timed };
   }
 
-  watchRenderCache(read: () => { bytes: number; evictions: number }): void {
+  watchRenderCache(read: () => { bytes: number; maxBytes: number; evictions: number }): void {
     this.cache = read;
   }
 

@@ -39,7 +39,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       testDb = await createTestDatabase(dialect);
-      const config = loadConfig({ DATABASE_URL: testDb.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '20', AUTH_FAIL_LIMIT_PER_MIN: '2', TRUST_PROXY: '127.0.0.1' });
+      const config = loadConfig({ DATABASE_URL: testDb.url, ADMIN_TOKEN, LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '20', AUTH_FAIL_LIMIT_PER_MIN: '2', TRUST_PROXY: '127.0.0.1', CACHE_MAX_MB: '3' });
       const metrics = new PrometheusMetrics();
       publicApp = await buildPublicApp({ config, db: testDb.db, logStream: collectingLogStream(logLines), metrics });
       admin = await buildAdminApp({ config, db: testDb.db, logStream: collectingLogStream(logLines), metrics });
@@ -94,6 +94,7 @@ for (const dialect of DIALECTS) {
       assert.equal(moved('price_export_render_duration_seconds', { format: 'csv' }), 1);
       assert.equal(moved('price_export_render_duration_seconds', { format: 'xlsx' }), 1);
       assert.ok(sampleValue(after, 'price_export_render_cache_bytes')! > 0);
+      assert.equal(sampleValue(after, 'price_export_render_cache_max_bytes'), 3 * 1024 * 1024, 'CACHE_MAX_MB');
       assert.equal(sampleValue(after, 'price_export_render_cache_evictions_total'), 0);
       // The default process metrics.
       for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {

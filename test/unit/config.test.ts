@@ -83,6 +83,12 @@ describe('loadConfig', () => {
     assert.match(problemsOf({ DATABASE_POOL_SIZE: 'many' })[0], /DATABASE_POOL_SIZE must be an integer/);
   });
 
+  test('CACHE_MAX_MB: 1 GiB by default, read in MiB', () => {
+    assert.equal(loadConfig({}).cacheMaxBytes, 1024 * 1024 * 1024);
+    assert.equal(loadConfig({ CACHE_MAX_MB: '8192' }).cacheMaxBytes, 8 * 1024 * 1024 * 1024);
+    assert.match(problemsOf({ CACHE_MAX_MB: '0' })[0], /CACHE_MAX_MB must be an integer from 1 to 16777216, got "0"/);
+  });
+
   test('ACCEL_REDIRECT_PREFIX: off by default, a location ending in /; WARM_SCOPE: fleet or instance', () => {
     assert.equal(loadConfig({}).accelRedirectPrefix, null);
     assert.equal(loadConfig({ ACCEL_REDIRECT_PREFIX: '/_cache/' }).accelRedirectPrefix, '/_cache/');

@@ -19,7 +19,7 @@ export interface Metrics {
    * records a render and its seconds from the first pull to the last byte.
    */
   timeRender<S extends RenderBody>(format: string, source: S): S;
-  /** Reads the render cache's bytes on disk and its evictions so far (RenderCacheStats) when scraped. */
+  /** Reads the render cache's bytes on disk, its bound (CACHE_MAX_MB) and its evictions so far (RenderCacheStats) when scraped. */
   watchRenderCache(read: () => { bytes: number; maxBytes: number; evictions: number }): void;
 
   /** Seconds from a publication to its legacy CSV being in this instance's cache. */

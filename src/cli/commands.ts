@@ -1,6 +1,6 @@
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/config.js';
+import { loadConfig, type Config } from '../config/config.js';
 import { demoAddresses, setUpDemo } from '../domain/demo.js';
 import { importKey, issueKey, listKeys, revokeKey, rotateKey, updateKeyAccess, type KeyAccessInput } from '../domain/keys.js';
 import { describeScopes, parseOverlap } from '../domain/key-scopes.js';
@@ -42,8 +42,8 @@ Configuration comes from the environment (DATABASE_URL, …); see README.md.`;
 
 export type Out = { stdout: (text: string) => void; stderr: (text: string) => void; isTTY: boolean };
 
-/** Opens (without migrating) the database at a DATABASE_URL; the composition module picks the dialect. */
-export type OpenDatabase = (databaseUrl: string) => Promise<Database>;
+/** Opens (without migrating) the configuration's database (DATABASE_URL, DATABASE_POOL_SIZE); the composition module picks the dialect. */
+export type OpenDatabase = (config: Readonly<Config>) => Promise<Database>;
 
 /**
  * Bad usage: an unknown command, a missing or unknown option. Exit 2 (README "Command line"),
@@ -75,7 +75,7 @@ export function required<T>(value: T | undefined, name: string): T {
 }
 
 export async function withOpenStore<T>(open: OpenDatabase, run: (db: Database) => Promise<T>): Promise<T> {
-  const db = await open(loadConfig().databaseUrl);
+  const db = await open(loadConfig());
   try {
     await db.migrate();
     return await run(db);

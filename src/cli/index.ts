@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config/config.js';
+import { ConfigError } from '../config/config.js';
 import { isAppError } from '../errors/app-error.js';
 import { openDatabase } from '../store/factory.js';
 import { runCommand, USAGE, UsageError } from './commands.js';
@@ -21,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     isTTY: Boolean(process.stderr.isTTY),
-  }, (url) => openDatabase(url, { startThreads: false, poolSize: loadConfig().databasePoolSize }));
+  }, (config) => openDatabase(config.databaseUrl, { startThreads: false, poolSize: config.databasePoolSize }));
 }
 
 try {

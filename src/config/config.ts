@@ -6,7 +6,7 @@
 export const DEFAULT_MAX_FIELD_CHARS = 1_000_000;
 /** The longest NDJSON line, CSV record or JSON item of a publication, in bytes (MAX_LINE_BYTES); far below V8's longest string. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
-/** The render cache's bound on disk, MiB (CACHE_MAX_MB): the disk cache's own default, 1 GiB. */
+/** The render cache's bound on disk, MiB (CACHE_MAX_MB); the disk cache's default too. */
 export const DEFAULT_CACHE_MAX_MB = 1024;
 /** PostgreSQL connections a process's pool opens at most (DATABASE_POOL_SIZE): node-postgres' own default. */
 export const DEFAULT_POOL_SIZE = 10;

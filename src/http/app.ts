@@ -175,7 +175,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     authFailsPerClientPerMin: config.authFailLimitPerMin,
   }, metrics, deps.now);
   // Opened here, under CACHE_DIR, before the routes ask for it (export-cache.ts keeps one per server).
-  const cache = renderCacheOf(app, config.cacheDir ?? undefined, config.cacheMaxBytes);
+  const cache = renderCacheOf(app, { root: config.cacheDir ?? undefined, maxBytes: config.cacheMaxBytes });
   metrics.watchRenderCache(() => cache.stats());
   metrics.watchDatabasePool(() => db.poolUse?.());
   registerHealthRoutes(app, db, config.basePath);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ExportService, ExportVariant, ResolvedExport } from '../domain/exports.js';
-import { openRenderCache } from '../render-cache/factory.js';
+import { openRenderCache, type CacheOptions } from '../render-cache/factory.js';
 import type { CacheKey, RenderCache, RenderSource } from '../render-cache/interface.js';
 import { rememberRecent } from './recent-results.js';
 
@@ -43,13 +43,13 @@ const CACHES = new WeakMap<object, RenderCache>();
 /**
  * The app's render cache, opened on first use and closed with the app. Keyed by the HTTP
  * server, which every encapsulated scope of one app shares, so the export and summary routes
- * registered in one scope use one cache. `root` (CACHE_DIR) and `maxBytes` (CACHE_MAX_MB) count on
+ * registered in one scope use one cache. `options` (CACHE_DIR's root, CACHE_MAX_MB's bound) count on
  * the first call only: the app makes it.
  */
-export function renderCacheOf(app: FastifyInstance, root?: string, maxBytes?: number): RenderCache {
+export function renderCacheOf(app: FastifyInstance, options: CacheOptions = {}): RenderCache {
   let cache = CACHES.get(app.server);
   if (!cache) {
-    const opened = openRenderCache(app.log, { root, maxBytes });
+    const opened = openRenderCache(app.log, options);
     CACHES.set(app.server, opened);
     app.addHook('onClose', async () => opened.close());
     cache = opened;

@@ -20,7 +20,7 @@ export interface Metrics {
    */
   timeRender<S extends RenderBody>(format: string, source: S): S;
   /** Reads the render cache's bytes on disk, its bound (CACHE_MAX_MB) and its evictions so far (RenderCacheStats) when scraped. */
-  watchRenderCache(read: () => { bytes: number; maxBytes: number; evictions: number }): void;
+  watchRenderCache(read: () => RenderCacheReading): void;
 
   /** Seconds from a publication to its legacy CSV being in this instance's cache. */
   warmerLag(seconds: number): void;
@@ -59,6 +59,13 @@ export interface DatabasePoolUse {
   idle: number;
   waiting: number;
   max: number;
+}
+
+/** What the render cache's metrics read of it when scraped (a part of RenderCacheStats). */
+export interface RenderCacheReading {
+  bytes: number;
+  maxBytes: number;
+  evictions: number;
 }
 
 /** Metrics off: every method does nothing, so instrumented code costs a call and no more. */

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RequestHistogram } from './request-histogram.js';
-import { PUBLICATION_VERDICTS, type DatabasePoolUse, type Metrics, type PublicationVerdict, type RenderBody } from './interface.js';
+import { PUBLICATION_VERDICTS, type DatabasePoolUse, type Metrics, type PublicationVerdict, type RenderBody, type RenderCacheReading } from './interface.js';
 
 /** Every metric of ours starts with this; the process metrics keep prom-client's standard names. */
 const PREFIX = 'price_export_';
@@ -26,7 +26,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly lag: Histogram;
   private readonly publications: Histogram<'verdict'>;
   private readonly refusals: Counter<'kind'>;
-  private cache: () => { bytes: number; maxBytes: number; evictions: number } = () => ({ bytes: 0, maxBytes: 0, evictions: 0 });
+  private cache: () => RenderCacheReading = () => ({ bytes: 0, maxBytes: 0, evictions: 0 });
   private pool: () => DatabasePoolUse | undefined = () => undefined;
 
   constructor() {
@@ -100,7 +100,7 @@ export class PrometheusMetrics implements Metrics {
     return { ...source, body: timed };
   }
 
-  watchRenderCache(read: () => { bytes: number; maxBytes: number; evictions: number }): void {
+  watchRenderCache(read: () => RenderCacheReading): void {
     this.cache = read;
   }
 

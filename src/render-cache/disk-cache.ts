@@ -9,9 +9,10 @@ import { createCompressor } from './compression.js';
 import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from './private-directory.js';
 import { FollowStream, isDiskFailure, type FollowedFile } from './follow-stream.js';
 import type { CacheKey, Coding, LocatedCachedFile, OpenCachedFile, RenderCache, RenderCacheStats, RenderSource } from './interface.js';
+import { DEFAULT_CACHE_MAX_MB } from '../config/config.js';
 
-/** Default bound of one instance's cache: a few hundred variants of a 10k-item list, or ten of a 1M-item one. */
-export const DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+/** Default bound of one instance's cache (CACHE_MAX_MB's): a few hundred variants of a 10k-item list, or ten of a 1M-item one. */
+export const DEFAULT_MAX_BYTES = DEFAULT_CACHE_MAX_MB * 1024 * 1024;
 
 /**
  * Small files are also kept in memory, up to this many bytes in all: a repeat download of a

@@ -14,7 +14,7 @@ interface Finding {
 
 export interface DoctorOptions {
   env: Record<string, string | undefined>;
-  /** The render cache's root (today the OS temp folder's `price-export-cache`; CACHE_DIR once configurable). */
+  /** The render cache's root to check instead of the configuration's (CACHE_DIR, else the OS temp folder's `price-export-cache`). */
   cacheRoot?: string;
   print(line: string): void;
 }
@@ -46,7 +46,8 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     for (const finding of await checkDatabase(config.databaseUrl)) note(finding);
     if (config.redisUrl !== null) note(await checkRedis(config.redisUrl));
   }
-  for (const finding of checkCacheDirectory(options.cacheRoot ?? DEFAULT_CACHE_ROOT)) note(finding);
+  const cacheRoot = options.cacheRoot ?? config?.cacheDir ?? DEFAULT_CACHE_ROOT;
+  for (const finding of checkCacheDirectory(cacheRoot, config?.cacheMaxBytes ?? DEFAULT_MAX_BYTES)) note(finding);
 
   const wrong = findings.filter((f) => !f.ok).length;
   options.print(wrong === 0 ? 'Everything looks right.' : `${wrong} problem(s) found.`);
@@ -122,7 +123,8 @@ async function checkRedis(url: string): Promise<Finding> {
   }
 }
 
-function checkCacheDirectory(root: string): Finding[] {
+/** The cache's root: private, writable, with room for `maxBytes` (CACHE_MAX_MB). */
+function checkCacheDirectory(root: string, maxBytes: number): Finding[] {
   const subject = 'cache directory';
   let dir = root;
   if (!existsSync(root)) {
@@ -151,8 +153,8 @@ function checkCacheDirectory(root: string): Finding[] {
   }
   const { bavail, bsize } = statfsSync(dir);
   const free = bavail * bsize;
-  findings.push(free >= DEFAULT_MAX_BYTES
+  findings.push(free >= maxBytes
     ? { subject, ok: true, text: `${(free / GiB).toFixed(1)} GiB free` }
-    : { subject, ok: false, text: `only ${(free / GiB).toFixed(2)} GiB free where the cache may hold ${(DEFAULT_MAX_BYTES / GiB).toFixed(0)} GiB` });
+    : { subject, ok: false, text: `only ${(free / GiB).toFixed(2)} GiB free where the cache may hold ${(maxBytes / GiB).toFixed(maxBytes < GiB ? 2 : 0)} GiB (CACHE_MAX_MB)` });
   return findings;
 }

@@ -58,6 +58,14 @@ describe('price-export doctor', () => {
     });
   }
 
+  test('the cache directory checked is CACHE_DIR, with room for CACHE_MAX_MB', async () => {
+    const lines: string[] = [];
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'none.db')}`, CACHE_DIR: privateCache, CACHE_MAX_MB: '16777216' };
+    await runDoctor({ env, print: (line) => lines.push(line.trimEnd()) });
+    assert.ok(lines.some((l) => l.startsWith('ok') && l.includes(`cache directory: ${privateCache} is private to this user`)), lines.join('\n'));
+    assert.ok(failures(lines).some((l) => /cache directory: only .* GiB free where the cache may hold 16384 GiB \(CACHE_MAX_MB\)/.test(l)), lines.join('\n'));
+  });
+
   test('a bad variable is named, and the exit code is 1', async () => {
     const { code, lines } = await doctor({ DATABASE_URL: `sqlite:${join(dir, 'none.db')}`, LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short' }, privateCache);
     assert.equal(code, 1);

@@ -152,6 +152,78 @@ for (const dialect of DIALECTS) {
       assert.equal(curl.fetches_24h, 4 + 8);
     });
 
+    it('continues a consumer\'s stored run from later batches: a 15-minute poller makes a row an hour', async () => {
+      const t = T0 + 30 * DAY;
+      const minutes = [0, 15, 30, 45, 60, 75, 90, 105];
+      const idsSeen = new Map<number, number>();
+      for (const minute of minutes) {
+        await db.db.deliveries.ledger.insert(DeliveryRuns.of([record('poller', t + minute * 60_000, { bytes_sent: 180 + minute })]));
+        for (const r of await db.db.deliveries.ledger.page('poller', 100, null)) {
+          const first = idsSeen.get(r.at.getTime()) ?? r.id;
+          assert.equal(r.id, first, 'a record keeps its id as its run grows');
+          idsSeen.set(r.at.getTime(), r.id);
+        }
+      }
+      const page = await db.db.deliveries.ledger.page('poller', 100, null);
+      assert.deepEqual(page.map((r) => [(r.at.getTime() - t) / 60_000, r.bytes_sent]).reverse(), minutes.map((m) => [m, 180 + m]));
+      // Records start within RUN_SPAN_MS (an hour) of their run's first: 0–60, then 75–105.
+      assert.equal(runsIn(page), 2);
+      assert.equal(runsIn(page.filter((r) => r.at.getTime() <= t + 3_600_000)), 1);
+      // A page after a cursor inside a continued run.
+      const older = await db.db.deliveries.ledger.page('poller', 100, { at: new Date(t + 45 * 60_000), id: 0 });
+      assert.deepEqual(older.map((r) => (r.at.getTime() - t) / 60_000), [30, 15, 0]);
+      const [poller] = await db.db.deliveries.ledger.consumers('poller', new Date(t - DAY), new Date(t + 106 * 60_000 - DAY), 10);
+      assert.equal(poller.fetches_24h, 8);
+      assert.equal(poller.last_fetch_at.getTime(), t + 105 * 60_000);
+    });
+
+    it('starts a run of its own for another shape, an older record or a full run, and never goes back to an older run', async () => {
+      const t = T0 + 31 * DAY;
+      const ledger = db.db.deliveries.ledger;
+      await ledger.insert(DeliveryRuns.of([record('shapes', t)]));
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 1_000, { format: 'json' })]));
+      // The csv run is no longer the consumer's newest: continuing it would interleave its runs.
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 2_000)]));
+      // Older than its newest run's last record (a download that began before): a run of its own.
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 1_500)]));
+      let page = await ledger.page('shapes', 100, null);
+      assert.equal(page.length, 4);
+      assert.equal(runsIn(page), 4);
+      // Later records of the newest shape join the newest run.
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 3_000), record('shapes', t + 3_001)]));
+      page = await ledger.page('shapes', 100, null);
+      assert.equal(runsIn(page), 4);
+      assert.deepEqual(page.map((r) => r.at.getTime() - t), [3_001, 3_000, 2_000, 1_500, 1_000, 0]);
+
+      // A run of RUN_ID_SPACE records is full.
+      const full = Array.from({ length: RUN_ID_SPACE }, (_, i) => record('full', t + i));
+      await ledger.insert(DeliveryRuns.of(full));
+      await ledger.insert(DeliveryRuns.of([record('full', t + RUN_ID_SPACE)]));
+      const all = await ledger.page('full', 2 * RUN_ID_SPACE, null);
+      assert.equal(all.length, RUN_ID_SPACE + 1);
+      assert.equal(runsIn(all), 2);
+      assert.equal(new Set(all.map((r) => r.id)).size, all.length);
+    });
+
+    it('continues hundreds of consumers\' runs in one batch, each with its own records', async () => {
+      const t = T0 + 32 * DAY;
+      const consumers = Array.from({ length: 600 }, (_, i) => `198.51.${Math.floor(i / 250)}.${i % 250}`);
+      const stores = ['many-a', 'many-b'];
+      const batch = (offset: number) => DeliveryRuns.of(consumers.flatMap((address, i) =>
+        [record(stores[i % 2], t + offset + i, { client_address: address, bytes_sent: offset + i })]));
+      await db.db.deliveries.ledger.insert(batch(0));
+      await db.db.deliveries.ledger.insert(batch(600_000));
+      for (const storeId of stores) {
+        const page = await db.db.deliveries.ledger.page(storeId, 1000, null);
+        assert.equal(page.length, 600);
+        assert.equal(runsIn(page), 300, `${storeId}: one run a consumer`);
+        for (const address of consumers.filter((_, i) => stores[i % 2] === storeId)) {
+          const mine = page.filter((r) => r.client_address === address).map((r) => r.bytes_sent - (r.at.getTime() - t));
+          assert.deepEqual(mine, [0, 0], `${address}: its own two records`);
+        }
+      }
+    });
+
     it('reads runs written before `repeated` held offsets (times since the epoch) as it reads new ones', async () => {
       const now = T0 + 20 * DAY;
       const dayAgo = now - DAY;
@@ -173,7 +245,8 @@ for (const dialect of DIALECTS) {
       // Older than every other test's records: retention is not per store.
       const t = T0 - 100 * DAY;
       await db.db.deliveries.ledger.insert(DeliveryRuns.of([0, 10, 20].map((ms) => record('retention', t + ms))));
-      await db.db.deliveries.ledger.insert(DeliveryRuns.of([record('retention', t + 5_000)]));
+      // Another shape: a run of its own (the same shape would continue the run above).
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of([record('retention', t + 5_000, { status: 200 })]));
       assert.equal(await db.db.deliveries.ledger.deleteOlderThan(new Date(t + 15), 100), 0, 'the run still holds a newer record');
       assert.equal(await db.db.deliveries.ledger.deleteOlderThan(new Date(t + 21), 100), 1);
       const left = await db.db.deliveries.ledger.page('retention', 100, null);

@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
 import pg from 'pg';
 import { categoryLevels, parentPath } from '../item-row.js';
-import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
+import type { ColumnKind, Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { PostgresItems } from './items.js';
 import { copyRecordsModule } from './native-copy-records.js';
 import { oneBufferSocket } from './one-buffer-socket.js';
@@ -63,6 +63,9 @@ export const POOL_APPLICATION_NAME = 'price-export';
  * The server database. Times come from the database clock, so every instance agrees on what
  * "stale" and "superseded 15 minutes ago" mean.
  */
+/** The delivery ledger's column types (schema.ts), for parameters that must be typed (SqlDialect.typedParam). */
+const POSTGRES_TYPES: Record<ColumnKind, string> = { text: 'text', integer: 'integer', bigint: 'bigint', boolean: 'boolean', time: 'timestamptz' };
+
 export class PostgresDialect implements SqlDialect {
   readonly name = 'postgres';
   readonly now = 'clock_timestamp()';
@@ -150,6 +153,10 @@ export class PostgresDialect implements SqlDialect {
 
   ids(ids: readonly number[]): unknown {
     return ids;
+  }
+
+  typedParam(kind: ColumnKind): string {
+    return `CAST(? AS ${POSTGRES_TYPES[kind]})`;
   }
 
   anyText(column: string): string {

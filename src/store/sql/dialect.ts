@@ -15,6 +15,9 @@ import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 
 export type Row = Record<string, unknown>;
 
+/** What a column holds, as far as typing its parameter goes (SqlDialect.typedParam). */
+export type ColumnKind = 'text' | 'integer' | 'bigint' | 'boolean' | 'time';
+
 /** One statement. Shared SQL uses `?` placeholders; a dialect rewrites them if it must. */
 export interface Query {
   sql: string;
@@ -70,6 +73,12 @@ export interface SqlDialect {
   timeParam(at: Date): unknown;
   /** A JSON column's value (text or already parsed) as its value. */
   json<T>(value: unknown): T;
+  /**
+   * SQL: a parameter of this kind of column, typed where the dialect must be told. A VALUES
+   * list's columns take PostgreSQL's types from its rows, and a bare parameter there is text:
+   * its first row's parameters are written with these (the delivery ledger's runs, sql/ledger.ts).
+   */
+  typedParam(kind: ColumnKind): string;
 
   /** SQL: the database clock now, as a time column holds it (read under the write lock in a transaction). */
   readonly now: string;

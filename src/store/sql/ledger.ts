@@ -1,16 +1,10 @@
 import type { ConsumerRow, DeliveryRecord, DeliveryRuns, LedgerCursor, LedgerRepository, StoredDelivery } from '../delivery-types.js';
-import { bit, type DeliverySql, type Row } from './delivery-sql.js';
-import { inBackgroundTogether, type Query } from './dialect.js';
+import type { DeliverySql, Row } from './delivery-sql.js';
+import { inBackgroundTogether } from './dialect.js';
 import { RUN_SPAN_MS } from '../delivery-types.js';
-import { lastAtOf, newestFirst, orderedRun, recordsOf, repeatedAt, repeatedOf } from './ledger-runs.js';
+import { newestFirst, recordsOf, repeatedAt } from './ledger-runs.js';
+import { LedgerWrites } from './ledger-writes.js';
 
-const COLUMNS = [
-  'store_id', 'key_id', 'at', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'bytes_sent', 'finished',
-  'duration_ms', 'client_class', 'client_address', 'last_at', 'repeats', 'repeated',
-] as const;
-const ROW_PLACEHOLDERS = `(${COLUMNS.map(() => '?').join(', ')})`;
-/** Runs per INSERT: 17 columns × 500 stays far below SQLite's and PostgreSQL's parameter bounds. */
-const ROWS_PER_INSERT = 500;
 /** Runs read by a page's first statement, doubling for each next one up to the last: a run holds 1 to 1,024 records. */
 const FIRST_RUNS_READ = 8;
 const MOST_RUNS_READ = 512;
@@ -18,25 +12,17 @@ const MOST_RUNS_READ = 512;
 /** A delivery that gave the consumer the list: a whole answer, 200/206/304 (a run's records all share these). */
 const OK = 'finished AND status IN (200, 206, 304)';
 
-const insertOf = (rows: number): string => `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) VALUES ${Array(rows).fill(ROW_PLACEHOLDERS).join(', ')}`;
-
 /** The delivery ledger (CONTRACT §12), one SQL text for both dialects; stored as runs (ledger-runs.ts). */
 export class SqlLedgerRepository implements LedgerRepository {
-  private fullInsert: string | null = null;
+  private readonly writes: LedgerWrites;
 
-  constructor(private readonly d: DeliverySql) {}
+  constructor(private readonly d: DeliverySql) {
+    this.writes = new LedgerWrites(d);
+  }
 
   async insert(batch: DeliveryRuns): Promise<void> {
-    const { runs } = batch;
-    const statements: Query[] = [];
-    for (let start = 0; start < runs; start += ROWS_PER_INSERT) {
-      const end = Math.min(runs, start + ROWS_PER_INSERT);
-      const params: unknown[] = [];
-      for (let r = start; r < end; r++) this.pushRow(params, batch, r);
-      statements.push({ sql: this.insertSql(end - start), params });
-    }
-    // One commit for the batch (inBackgroundTogether says why).
-    await inBackgroundTogether(this.d, statements);
+    // One commit for the batch (inBackgroundTogether says why); consumers' runs continued (ledger-writes.ts).
+    await inBackgroundTogether(this.d, this.writes.statements(batch));
   }
 
   /**
@@ -129,22 +115,6 @@ export class SqlLedgerRepository implements LedgerRepository {
       counts.set(consumer, (counts.get(consumer) ?? 0) + count);
     }
     return counts;
-  }
-
-  /** The row of run `i`, straight from the batch's columns (no record object per answer). */
-  private pushRow(params: unknown[], c: DeliveryRuns, i: number): void {
-    const run = orderedRun(c, i);
-    params.push(
-      c.storeId[i], c.keyId[i], this.d.timeParam(new Date(run.atMs)), c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i],
-      c.status[i], run.bytesSent, bit(c.finished[i]), run.durationMs, c.clientClass[i], c.clientAddress[i],
-      this.d.timeParam(new Date(lastAtOf(run))), run.repeated.length / 3, repeatedOf(run),
-    );
-  }
-
-  /** The INSERT of `rows` runs; the full-size one is built once (a busy ledger sends dozens a second). */
-  private insertSql(rows: number): string {
-    if (rows === ROWS_PER_INSERT) return (this.fullInsert ??= insertOf(rows));
-    return insertOf(rows);
   }
 
   private records(r: Row): StoredDelivery[] {

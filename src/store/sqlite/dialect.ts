@@ -151,6 +151,11 @@ export class SqliteDialect implements SqlDialect {
     return JSON.stringify(ids);
   }
 
+  /** SQLite types a value by what it is: times are integers (ms), booleans 1 or 0, as bound. */
+  typedParam(): string {
+    return '?';
+  }
+
   anyText(column: string): string {
     return `${column} IN (SELECT value FROM json_each(?))`;
   }

@@ -1,0 +1,148 @@
+import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRuns } from '../delivery-types.js';
+import { bit, type DeliverySql, type Query } from './delivery-sql.js';
+import type { ColumnKind } from './dialect.js';
+import { lastAtOf, orderedRun, repeatedOf, type OrderedRun } from './ledger-runs.js';
+
+/*
+ * A batch's runs as statements. A consumer's first run in the batch *continues* its newest
+ * stored run when that run has the same shape, room, and began within RUN_SPAN_MS: a fetcher
+ * revalidating every 15 minutes made a row an answer (258 bytes on PostgreSQL, 130 on SQLite,
+ * indexes included), now a few bytes of `repeated` an answer (bench/RESULTS.md, "2026-12-06,
+ * night"). Both statements are plain SQL for both dialects, in the batch's one transaction:
+ *
+ * 1. one UPDATE … FROM (VALUES …) appends the runs that continue (their records' triples, `at`
+ *    as milliseconds since the epoch, which ledger-runs.ts repeatedAt tells from an offset);
+ * 2. one INSERT … SELECT … FROM (VALUES …) adds every other run, and a first run whose UPDATE
+ *    did not apply — told by its consumer's newest row not ending at the run's last record
+ *    with at least its records after its first (only the UPDATE makes such a row, but for a
+ *    record of the same consumer at the same millisecond by another instance: one run lost,
+ *    which the ledger allows). No round trip between them: SQLite runs them on its write
+ *    thread, PostgreSQL in one transaction.
+ *
+ * A consumer's runs still never interleave: only its newest row is continued, and only by
+ * records no older than that row's last. Across instances, PostgreSQL's row lock orders two
+ * UPDATEs of one row; the second sees the first's `last_at` and inserts a run of its own.
+ */
+
+const COLUMNS = [
+  'store_id', 'key_id', 'at', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'bytes_sent', 'finished',
+  'duration_ms', 'client_class', 'client_address', 'last_at', 'repeats', 'repeated',
+] as const;
+const KINDS: Record<(typeof COLUMNS)[number], ColumnKind> = {
+  store_id: 'text', key_id: 'text', at: 'time', address: 'text', format: 'text', profile_id: 'bigint', only_available: 'boolean',
+  version: 'integer', status: 'integer', bytes_sent: 'bigint', finished: 'boolean', duration_ms: 'integer', client_class: 'text',
+  client_address: 'text', last_at: 'time', repeats: 'integer', repeated: 'text',
+};
+/** The INSERT's VALUES: the columns, then whether the run may have continued a stored one (1/0). */
+const INSERT_KINDS: readonly ColumnKind[] = [...COLUMNS.map((c) => KINDS[c]), 'integer'];
+/** The UPDATE's VALUES (column1 … column16 in the SQL below). */
+const CONTINUE_KINDS: readonly ColumnKind[] = [
+  'text', 'text', 'text', // 1–3: store_id, client_class, client_address
+  'text', 'text', 'text', 'bigint', 'boolean', 'integer', 'integer', 'boolean', // 4–11: key_id, address, format, profile_id, only_available, version, status, finished
+  'time', 'time', 'time', // 12–14: the run's first record, its last, and RUN_SPAN_MS before its last
+  'integer', 'text', // 15–16: its records, their triples
+];
+/** Runs per statement: 18 parameters × 500 stays far below SQLite's and PostgreSQL's bounds. */
+const ROWS_PER_STATEMENT = 500;
+
+const column = (n: number) => `v.column${n}`;
+/** The INSERT's VALUES column of a ledger column. */
+const valueOf = (name: (typeof COLUMNS)[number]) => column(COLUMNS.indexOf(name) + 1);
+
+/** VALUES of `rows` rows of these kinds, the first typed (SqlDialect.typedParam). */
+function values(d: DeliverySql, kinds: readonly ColumnKind[], rows: number): string {
+  const typed = `(${kinds.map((kind) => d.typedParam(kind)).join(', ')})`;
+  const plain = `(${kinds.map(() => '?').join(', ')})`;
+  return `VALUES ${[typed, ...Array(rows - 1).fill(plain)].join(', ')}`;
+}
+
+/** The consumer's newest row that may still take records ending at `last` (v's columns 1–3 and 14). */
+const NEWEST_OF_CONSUMER = `SELECT n.id FROM delivery_ledger n
+   WHERE n.store_id = v.column1 AND n.last_at >= v.column14 AND n.client_class = v.column2 AND n.client_address = v.column3
+   ORDER BY n.last_at DESC, n.id DESC LIMIT 1`;
+
+const continueSql = (d: DeliverySql, rows: number): string => `UPDATE delivery_ledger SET
+    last_at = v.column13,
+    repeats = delivery_ledger.repeats + v.column15,
+    repeated = CASE WHEN delivery_ledger.repeated IS NULL THEN '[' || v.column16 || ']'
+      ELSE substr(delivery_ledger.repeated, 1, length(delivery_ledger.repeated) - 1) || ',' || v.column16 || ']' END
+  FROM (${values(d, CONTINUE_KINDS, rows)}) AS v
+  WHERE delivery_ledger.id = (${NEWEST_OF_CONSUMER})
+    AND delivery_ledger.key_id = v.column4 AND delivery_ledger.address = v.column5
+    AND delivery_ledger.format IS NOT DISTINCT FROM v.column6 AND delivery_ledger.profile_id IS NOT DISTINCT FROM v.column7
+    AND delivery_ledger.only_available IS NOT DISTINCT FROM v.column8 AND delivery_ledger.version IS NOT DISTINCT FROM v.column9
+    AND delivery_ledger.status = v.column10 AND delivery_ledger.finished = v.column11
+    AND delivery_ledger.last_at <= v.column12 AND delivery_ledger.at >= v.column14
+    AND delivery_ledger.repeats + v.column15 < ${RUN_ID_SPACE}`;
+
+const insertSql = (d: DeliverySql, rows: number): string => `INSERT INTO delivery_ledger (${COLUMNS.join(', ')})
+  SELECT ${COLUMNS.map((_, i) => column(i + 1)).join(', ')} FROM (${values(d, INSERT_KINDS, rows)}) AS v
+  WHERE ${column(COLUMNS.length + 1)} = 0 OR NOT EXISTS (SELECT 1 FROM delivery_ledger n
+    WHERE n.store_id = ${valueOf('store_id')} AND n.last_at = ${valueOf('last_at')} AND n.client_class = ${valueOf('client_class')}
+      AND n.client_address = ${valueOf('client_address')} AND n.at <= ${valueOf('at')} AND n.repeats >= ${valueOf('repeats')} + 1)`;
+
+/** Writes a batch's runs; the full-size statements' texts are built once (a busy ledger sends dozens a second). */
+export class LedgerWrites {
+  private readonly fullUpdate: string;
+  private readonly fullInsert: string;
+
+  constructor(private readonly d: DeliverySql) {
+    this.fullUpdate = continueSql(d, ROWS_PER_STATEMENT);
+    this.fullInsert = insertSql(d, ROWS_PER_STATEMENT);
+  }
+
+  /** The statements that write a batch, in order (one transaction). */
+  statements(batch: DeliveryRuns): Query[] {
+    const { d } = this;
+    const runs = Array.from({ length: batch.runs }, (_, i) => orderedRun(batch, i));
+    const mayContinue = firstRunsOfConsumers(batch);
+    const continuing = runs.map((_, i) => i).filter((i) => mayContinue[i]);
+    const statements: Query[] = [];
+    for (let start = 0; start < continuing.length; start += ROWS_PER_STATEMENT) {
+      const chunk = continuing.slice(start, start + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (const i of chunk) pushContinuation(d, params, batch, i, runs[i]);
+      statements.push({ sql: chunk.length === ROWS_PER_STATEMENT ? this.fullUpdate : continueSql(d, chunk.length), params });
+    }
+    for (let start = 0; start < runs.length; start += ROWS_PER_STATEMENT) {
+      const end = Math.min(runs.length, start + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (let i = start; i < end; i++) pushRow(d, params, batch, i, runs[i], mayContinue[i]);
+      statements.push({ sql: end - start === ROWS_PER_STATEMENT ? this.fullInsert : insertSql(d, end - start), params });
+    }
+    return statements;
+  }
+}
+
+/** Per run, whether it is its consumer's first in the batch (the only one that may continue a stored run). */
+function firstRunsOfConsumers(batch: DeliveryRuns): boolean[] {
+  const seen = new Set<string>();
+  const first: boolean[] = [];
+  for (let i = 0; i < batch.runs; i++) {
+    const consumer = `${batch.storeId[i]}\n${batch.clientClass[i]}\n${batch.clientAddress[i]}`;
+    first.push(!seen.has(consumer));
+    seen.add(consumer);
+  }
+  return first;
+}
+
+function pushContinuation(d: DeliverySql, params: unknown[], c: DeliveryRuns, i: number, run: OrderedRun): void {
+  const lastAt = lastAtOf(run);
+  const triples = [run.atMs, run.bytesSent, run.durationMs];
+  for (let r = 0; r < run.repeated.length; r += 3) triples.push(run.atMs + run.repeated[r], run.repeated[r + 1], run.repeated[r + 2]);
+  params.push(
+    c.storeId[i], c.clientClass[i], c.clientAddress[i],
+    c.keyId[i], c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i], c.status[i], bit(c.finished[i]),
+    d.timeParam(new Date(run.atMs)), d.timeParam(new Date(lastAt)), d.timeParam(new Date(lastAt - RUN_SPAN_MS)),
+    run.repeated.length / 3 + 1, triples.join(','),
+  );
+}
+
+/** The row of run `i`, straight from the batch's columns (no record object per answer). */
+function pushRow(d: DeliverySql, params: unknown[], c: DeliveryRuns, i: number, run: OrderedRun, mayContinue: boolean): void {
+  params.push(
+    c.storeId[i], c.keyId[i], d.timeParam(new Date(run.atMs)), c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i],
+    c.status[i], run.bytesSent, bit(c.finished[i]), run.durationMs, c.clientClass[i], c.clientAddress[i],
+    d.timeParam(new Date(lastAtOf(run))), run.repeated.length / 3, repeatedOf(run), mayContinue ? 1 : 0,
+  );
+}

@@ -177,28 +177,43 @@ for (const dialect of DIALECTS) {
       assert.equal(poller.last_fetch_at.getTime(), t + 105 * 60_000);
     });
 
-    it('starts a run of its own for another shape, an older record or a full run, and never goes back to an older run', async () => {
+    it('starts a run of its own for another shape, an older record, a frequent consumer or a full run, and never goes back to an older run', async () => {
       const t = T0 + 31 * DAY;
+      const minute = 60_000;
       const ledger = db.db.deliveries.ledger;
       await ledger.insert(DeliveryRuns.of([record('shapes', t)]));
-      await ledger.insert(DeliveryRuns.of([record('shapes', t + 1_000, { format: 'json' })]));
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 2 * minute, { format: 'json' })]));
       // The csv run is no longer the consumer's newest: continuing it would interleave its runs.
-      await ledger.insert(DeliveryRuns.of([record('shapes', t + 2_000)]));
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 4 * minute)]));
       // Older than its newest run's last record (a download that began before): a run of its own.
-      await ledger.insert(DeliveryRuns.of([record('shapes', t + 1_500)]));
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 3 * minute)]));
       let page = await ledger.page('shapes', 100, null);
       assert.equal(page.length, 4);
       assert.equal(runsIn(page), 4);
-      // Later records of the newest shape join the newest run.
-      await ledger.insert(DeliveryRuns.of([record('shapes', t + 3_000), record('shapes', t + 3_001)]));
+      // Later records of the newest run's shape, a minute or more after its last, join it.
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 5 * minute), record('shapes', t + 5 * minute + 1)]));
       page = await ledger.page('shapes', 100, null);
       assert.equal(runsIn(page), 4);
-      assert.deepEqual(page.map((r) => r.at.getTime() - t), [3_001, 3_000, 2_000, 1_500, 1_000, 0]);
+      assert.deepEqual(page.map((r) => (r.at.getTime() - t) / minute), [5 + 1 / minute, 5, 4, 3, 2, 0]);
+      assert.equal(Math.floor(page[0].id / RUN_ID_SPACE), Math.floor(page[2].id / RUN_ID_SPACE), 'the t+4 run took them');
+      // Under a minute after its last answer (a frequent consumer): a run of its own.
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 5 * minute + 59_000)]));
+      assert.equal(runsIn(await ledger.page('shapes', 100, null)), 5);
+      // Another instance's answer, 30 s before this writer's next (which knows only its own
+      // answers, minutes older): the database tells the consumer is frequent, a run of its own.
+      const raw = (ms: number) => (db.dialect === 'sqlite' ? ms : new Date(ms));
+      await executeRaw(db, `INSERT INTO delivery_ledger (store_id, key_id, at, address, format, only_available, version, status, bytes_sent,
+          finished, duration_ms, client_class, client_address, last_at, repeats) VALUES ('shapes', 'key_a', $1, 'prices', 'csv', $2, 1, 304, 180, $3, 1, 'curl', '203.0.113.5', $4, 0)`,
+      [raw(t + 8 * minute), db.dialect === 'sqlite' ? 0 : false, db.dialect === 'sqlite' ? 1 : true, raw(t + 8 * minute)]);
+      await ledger.insert(DeliveryRuns.of([record('shapes', t + 8 * minute + 30_000)]));
+      page = await ledger.page('shapes', 100, null);
+      assert.equal(page.length, 9);
+      assert.equal(runsIn(page), 7);
 
       // A run of RUN_ID_SPACE records is full.
       const full = Array.from({ length: RUN_ID_SPACE }, (_, i) => record('full', t + i));
       await ledger.insert(DeliveryRuns.of(full));
-      await ledger.insert(DeliveryRuns.of([record('full', t + RUN_ID_SPACE)]));
+      await ledger.insert(DeliveryRuns.of([record('full', t + 2 * minute)]));
       const all = await ledger.page('full', 2 * RUN_ID_SPACE, null);
       assert.equal(all.length, RUN_ID_SPACE + 1);
       assert.equal(runsIn(all), 2);

@@ -4,11 +4,11 @@ import type { ColumnKind } from './dialect.js';
 import { lastAtOf, orderedRun, repeatedOf, type OrderedRun } from './ledger-runs.js';
 
 /*
- * A batch's runs as statements. A consumer's first run in the batch *continues* its newest
- * stored run when that run has the same shape, room, and began within RUN_SPAN_MS: a fetcher
- * revalidating every 15 minutes made a row an answer (258 bytes on PostgreSQL, 130 on SQLite,
- * indexes included), now a few bytes of `repeated` an answer (bench/RESULTS.md, "2026-12-06,
- * night"). Both statements are plain SQL for both dialects, in the batch's one transaction:
+ * A batch's runs as statements. A seldom consumer's first run in the batch *continues* its
+ * newest stored run when that run has the same shape, room, began within RUN_SPAN_MS and ended
+ * at least SELDOM_AFTER_MS before: a fetcher revalidating every 15 minutes made a row an answer
+ * (258 bytes on PostgreSQL, 130 on SQLite, indexes included), now a row an hour (bench/RESULTS.md,
+ * "2026-12-06, night"). Both statements are plain SQL for both dialects, in the batch's one transaction:
  *
  * 1. one UPDATE … FROM (VALUES …) appends the runs that continue (their records' triples, `at`
  *    as milliseconds since the epoch, which ledger-runs.ts repeatedAt tells from an offset);
@@ -20,9 +20,20 @@ import { lastAtOf, orderedRun, repeatedOf, type OrderedRun } from './ledger-runs
  *    thread, PostgreSQL in one transaction.
  *
  * A consumer's runs still never interleave: only its newest row is continued, and only by
- * records no older than that row's last. Across instances, PostgreSQL's row lock orders two
+ * records at least SELDOM_AFTER_MS newer than that row's last. Across instances, PostgreSQL's row lock orders two
  * UPDATEs of one row; the second sees the first's `last_at` and inserts a run of its own.
  */
+
+/**
+ * Only a consumer whose stored run ended this long before its next answer has the run continued.
+ * An UPDATE rewrites the whole row, `repeated` included, and costs PostgreSQL about three
+ * INSERTs: continuing 5,000 consumers answered every second took 0.7–1.0 s a batch against 0.2 s
+ * (scratch, "2026-12-06, night"). A consumer answering more often makes its runs in the queue,
+ * as before; this bounds a continued run to RUN_SPAN_MS / SELDOM_AFTER_MS + 1 answers' rewrites.
+ */
+export const SELDOM_AFTER_MS = 60_000;
+/** Consumers whose last answer a writer remembers, so a frequent one is not even tried; past it the oldest goes. */
+const REMEMBERED_CONSUMERS = 100_000;
 
 const COLUMNS = [
   'store_id', 'key_id', 'at', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'bytes_sent', 'finished',
@@ -39,7 +50,7 @@ const INSERT_KINDS: readonly ColumnKind[] = [...COLUMNS.map((c) => KINDS[c]), 'i
 const CONTINUE_KINDS: readonly ColumnKind[] = [
   'text', 'text', 'text', // 1–3: store_id, client_class, client_address
   'text', 'text', 'text', 'bigint', 'boolean', 'integer', 'integer', 'boolean', // 4–11: key_id, address, format, profile_id, only_available, version, status, finished
-  'time', 'time', 'time', // 12–14: the run's first record, its last, and RUN_SPAN_MS before its last
+  'time', 'time', 'time', // 12–14: SELDOM_AFTER_MS before the run's first record, its last, and RUN_SPAN_MS before its last
   'integer', 'text', // 15–16: its records, their triples
 ];
 /** Runs per statement: 18 parameters × 500 stays far below SQLite's and PostgreSQL's bounds. */
@@ -56,7 +67,13 @@ function values(d: DeliverySql, kinds: readonly ColumnKind[], rows: number): str
   return `VALUES ${[typed, ...Array(rows - 1).fill(plain)].join(', ')}`;
 }
 
-/** The consumer's newest row that may still take records ending at `last` (v's columns 1–3 and 14). */
+/**
+ * The consumer's newest row that may still take records ending at `last` (v's columns 1–3 and 14).
+ * The UPDATE below joins the ledger on it from a subquery with a LIMIT (of its own row count):
+ * PostgreSQL flattens a subquery without one, and then hashed the whole ledger to join it on
+ * this SubPlan (60 ms a batch at 30,000 rows, growing with the table) instead of looking each
+ * row up by its id.
+ */
 const NEWEST_OF_CONSUMER = `SELECT n.id FROM delivery_ledger n
    WHERE n.store_id = v.column1 AND n.last_at >= v.column14 AND n.client_class = v.column2 AND n.client_address = v.column3
    ORDER BY n.last_at DESC, n.id DESC LIMIT 1`;
@@ -66,8 +83,8 @@ const continueSql = (d: DeliverySql, rows: number): string => `UPDATE delivery_l
     repeats = delivery_ledger.repeats + v.column15,
     repeated = CASE WHEN delivery_ledger.repeated IS NULL THEN '[' || v.column16 || ']'
       ELSE substr(delivery_ledger.repeated, 1, length(delivery_ledger.repeated) - 1) || ',' || v.column16 || ']' END
-  FROM (${values(d, CONTINUE_KINDS, rows)}) AS v
-  WHERE delivery_ledger.id = (${NEWEST_OF_CONSUMER})
+  FROM (SELECT v.*, (${NEWEST_OF_CONSUMER}) AS newest FROM (${values(d, CONTINUE_KINDS, rows)}) AS v LIMIT ${rows}) AS v
+  WHERE delivery_ledger.id = v.newest
     AND delivery_ledger.key_id = v.column4 AND delivery_ledger.address = v.column5
     AND delivery_ledger.format IS NOT DISTINCT FROM v.column6 AND delivery_ledger.profile_id IS NOT DISTINCT FROM v.column7
     AND delivery_ledger.only_available IS NOT DISTINCT FROM v.column8 AND delivery_ledger.version IS NOT DISTINCT FROM v.column9
@@ -85,6 +102,8 @@ const insertSql = (d: DeliverySql, rows: number): string => `INSERT INTO deliver
 export class LedgerWrites {
   private readonly fullUpdate: string;
   private readonly fullInsert: string;
+  /** Per consumer, the newest answer this writer wrote (in the order set: the first is the oldest). */
+  private readonly lastAnswer = new Map<string, number>();
 
   constructor(private readonly d: DeliverySql) {
     this.fullUpdate = continueSql(d, ROWS_PER_STATEMENT);
@@ -95,7 +114,7 @@ export class LedgerWrites {
   statements(batch: DeliveryRuns): Query[] {
     const { d } = this;
     const runs = Array.from({ length: batch.runs }, (_, i) => orderedRun(batch, i));
-    const mayContinue = firstRunsOfConsumers(batch);
+    const mayContinue = this.seldomFirstRuns(batch, runs);
     const continuing = runs.map((_, i) => i).filter((i) => mayContinue[i]);
     const statements: Query[] = [];
     for (let start = 0; start < continuing.length; start += ROWS_PER_STATEMENT) {
@@ -112,18 +131,30 @@ export class LedgerWrites {
     }
     return statements;
   }
-}
 
-/** Per run, whether it is its consumer's first in the batch (the only one that may continue a stored run). */
-function firstRunsOfConsumers(batch: DeliveryRuns): boolean[] {
-  const seen = new Set<string>();
-  const first: boolean[] = [];
-  for (let i = 0; i < batch.runs; i++) {
-    const consumer = `${batch.storeId[i]}\n${batch.clientClass[i]}\n${batch.clientAddress[i]}`;
-    first.push(!seen.has(consumer));
-    seen.add(consumer);
+  /**
+   * Per run, whether it may continue a stored run: its consumer's first in the batch, and not
+   * answered by this writer within SELDOM_AFTER_MS before (the UPDATE would not apply; another
+   * instance's answers only make the gap shorter). Remembers each consumer's newest answer.
+   */
+  private seldomFirstRuns(batch: DeliveryRuns, runs: readonly OrderedRun[]): boolean[] {
+    const newest = new Map<string, number>();
+    const may: boolean[] = [];
+    for (let i = 0; i < batch.runs; i++) {
+      const consumer = `${batch.storeId[i]}\n${batch.clientClass[i]}\n${batch.clientAddress[i]}`;
+      const before = newest.get(consumer);
+      const last = this.lastAnswer.get(consumer);
+      may.push(before === undefined && (last === undefined || runs[i].atMs - last >= SELDOM_AFTER_MS));
+      newest.set(consumer, Math.max(before ?? 0, lastAtOf(runs[i])));
+    }
+    for (const [consumer, at] of newest) {
+      const was = this.lastAnswer.get(consumer);
+      this.lastAnswer.delete(consumer);
+      if (this.lastAnswer.size >= REMEMBERED_CONSUMERS) this.lastAnswer.delete(this.lastAnswer.keys().next().value as string);
+      this.lastAnswer.set(consumer, Math.max(at, was ?? at));
+    }
+    return may;
   }
-  return first;
 }
 
 function pushContinuation(d: DeliverySql, params: unknown[], c: DeliveryRuns, i: number, run: OrderedRun): void {
@@ -133,7 +164,7 @@ function pushContinuation(d: DeliverySql, params: unknown[], c: DeliveryRuns, i:
   params.push(
     c.storeId[i], c.clientClass[i], c.clientAddress[i],
     c.keyId[i], c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i], c.status[i], bit(c.finished[i]),
-    d.timeParam(new Date(run.atMs)), d.timeParam(new Date(lastAt)), d.timeParam(new Date(lastAt - RUN_SPAN_MS)),
+    d.timeParam(new Date(run.atMs - SELDOM_AFTER_MS)), d.timeParam(new Date(lastAt)), d.timeParam(new Date(lastAt - RUN_SPAN_MS)),
     run.repeated.length / 3 + 1, triples.join(','),
   );
 }

@@ -1,0 +1,49 @@
+/**
+ * Which runs of a batch the ledger's writer tries to continue (ledger-writes.ts), in memory: the
+ * statements it hands the dialect. The contract tests (store/ledger.contract.test.ts) show the
+ * runs continued, or not, on both dialects.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DeliveryRuns, type QueuedDelivery } from '../delivery-types.js';
+import type { DeliverySql } from './delivery-sql.js';
+import { LedgerWrites, SELDOM_AFTER_MS } from './ledger-writes.js';
+
+const T = Date.UTC(2026, 11, 6, 9, 0, 0);
+
+const record = (at: number, over: Partial<QueuedDelivery> = {}): QueuedDelivery => ({
+  store_id: 'shop', key_id: 'key-1', at_ms: at, address: 'prices', format: 'csv', profile_id: null, only_available: false, version: 3,
+  status: 304, bytes_sent: 180, finished: true, duration_ms: 1, client_class: 'curl', client_address: '192.0.2.1', ...over,
+});
+
+const batch = (records: QueuedDelivery[]): DeliveryRuns => {
+  const runs = new DeliveryRuns();
+  for (const r of records) runs.push(r);
+  return runs;
+};
+
+const dialect = { typedParam: () => '?', timeParam: (at: Date) => at.getTime() } as unknown as DeliverySql;
+const updates = (writes: LedgerWrites, records: QueuedDelivery[]) =>
+  writes.statements(batch(records)).filter((q) => q.sql.startsWith('UPDATE')).map((q) => q.params[0]);
+
+test('a consumer this writer answered less than a minute before is not tried: its stored run cannot take the answer', () => {
+  const writes = new LedgerWrites(dialect);
+  assert.deepEqual(updates(writes, [record(T)]), ['shop'], 'a consumer not seen yet is tried');
+  assert.deepEqual(updates(writes, [record(T + SELDOM_AFTER_MS - 1)]), [], 'answered 59.999 s before');
+  assert.deepEqual(updates(writes, [record(T + 2 * SELDOM_AFTER_MS - 2)]), [], 'the last answer counts, not the first');
+  assert.deepEqual(updates(writes, [record(T + 3 * SELDOM_AFTER_MS - 1)]), ['shop'], 'a minute after the last');
+});
+
+test('only a consumer\'s first run in the batch is tried, and an older batch does not move its last answer back', () => {
+  const writes = new LedgerWrites(dialect);
+  const other = { client_address: '192.0.2.2' };
+  // Three runs of one consumer (200 between 304s), one of another: two tried.
+  const first = writes.statements(batch([record(T), record(T + 1, { status: 200 }), record(T + 2), record(T + 3, other)]));
+  const tried = first.filter((q) => q.sql.startsWith('UPDATE'));
+  assert.equal(tried.length, 1);
+  assert.equal(tried[0].params.length, 2 * 16, 'two consumers, one row each');
+  assert.deepEqual(tried[0].params.filter((p) => typeof p === 'string' && p.startsWith('192.0.2.')), ['192.0.2.1', '192.0.2.2']);
+  assert.deepEqual(updates(writes, [record(T + 10 * SELDOM_AFTER_MS)]), ['shop']);
+  assert.deepEqual(updates(writes, [record(T + 5 * SELDOM_AFTER_MS)]), [], 'older than its last answer');
+  assert.deepEqual(updates(writes, [record(T + 10 * SELDOM_AFTER_MS + 1)]), [], 'its last answer is still the newest');
+});

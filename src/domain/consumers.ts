@@ -28,9 +28,14 @@ export function isBehind(consumer: Pick<ConsumerRow, 'last_version'>, latest: Pi
   return window.now().getTime() - latest.published_at.getTime() > window.staleAfterMin * 60_000;
 }
 
+const DAY_MS = 86_400_000;
+
+/** The time LEDGER_DAYS ago, in milliseconds: records older than it are past retention. */
+export const retentionLine = (window: ConsumerWindow): number => window.now().getTime() - window.ledgerDays * DAY_MS;
+
 /** The store's consumers seen in the last LEDGER_DAYS, most recent first. */
 export async function listConsumers(deliveries: DeliveryRepositories, storeId: string, latest: PriceListRecord | null, window: ConsumerWindow): Promise<Consumer[]> {
   const now = window.now().getTime();
-  const rows = await deliveries.ledger.consumers(storeId, new Date(now - window.ledgerDays * 86_400_000), new Date(now - 86_400_000), MAX_CONSUMERS);
+  const rows = await deliveries.ledger.consumers(storeId, new Date(retentionLine(window)), new Date(now - DAY_MS), MAX_CONSUMERS);
   return rows.map((row) => ({ ...row, behind: isBehind(row, latest, window) }));
 }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import type { DeliveryRepositories, LedgerCursor, PriceListRecord, QueuedDelivery, StoredDelivery } from '../store/types.js';
-import { listConsumers, type Consumer, type ConsumerWindow } from './consumers.js';
+import { listConsumers, retentionLine, type Consumer, type ConsumerWindow } from './consumers.js';
 import type { DeliveryLedger } from './ledger.js';
 
 export type { QueuedDelivery };
@@ -69,9 +69,13 @@ export class DeliveryService {
   async page(storeId: string, limitText: string | undefined, beforeText: string | undefined): Promise<DeliveryPage> {
     const limit = parseLimit(limitText);
     const before = parseBefore(beforeText);
-    const deliveries = await this.repositories.ledger.page(storeId, limit, before);
+    const stored = await this.repositories.ledger.page(storeId, limit, before);
+    // Retention deletes a run with its newest answer, up to an hour (RUN_SPAN_MS) after its oldest
+    // passed LEDGER_DAYS: those are not listed. Newest first, so they are the page's tail.
+    const line = this.window.ledgerDays > 0 ? retentionLine(this.window) : -Infinity;
+    const deliveries = stored.filter((r) => r.at.getTime() >= line);
     const last = deliveries.at(-1);
-    return { deliveries, next_before: deliveries.length === limit && last ? cursorOf(last) : null };
+    return { deliveries, next_before: stored.length === limit && deliveries.length === limit && last ? cursorOf(last) : null };
   }
 
   consumers(storeId: string, latest: PriceListRecord | null): Promise<Consumer[]> {

@@ -182,5 +182,26 @@ for (const dialect of DIALECTS) {
       assert.equal(consumers[0].behind, false, 'caught up');
       assert.equal(consumers[0].last_version, 2);
     });
+
+    test('a seldom consumer\'s answers share a row, and an answer past LEDGER_DAYS is not listed though its row is kept', async () => {
+      const key = await storeWithKey(t.db, 'ledger-seldom');
+      await publishJson(t.db, 'ledger-seldom', items(2));
+      const port = (t.app.server.address() as { port: number }).port;
+      const first = clockMs;
+      for (let i = 0; i < 3; i++) {
+        // A marketplace revalidating every 15 minutes (moved clock).
+        if (i > 0) clockMs += 15 * 60_000;
+        await fetchOver(port, `/api/export/latest?key=${key}&format=yml`, { 'user-agent': 'YandexMarket/2.0' });
+        await t.app.deliveries.flush();
+      }
+      const page = async () => JSON.parse((await fetchOver(port, '/api/me/deliveries', { 'x-api-key': key })).body) as { deliveries: { id: number; at: string }[]; next_before: string | null };
+      let { deliveries } = await page();
+      assert.equal(deliveries.length, 3);
+      assert.equal(new Set(deliveries.map((d) => Math.floor(d.id / 1024))).size, 1, 'one row: the run continued by the later batches');
+
+      clockMs = first + 30 * 86_400_000 + 60_000;
+      ({ deliveries } = await page());
+      assert.deepEqual(deliveries.map((d) => Date.parse(d.at) - first), [30 * 60_000, 15 * 60_000], 'the first answer is past the 30 days');
+    });
   });
 }

@@ -4,7 +4,8 @@ import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRecord, type DeliveryRuns, type
  * How the delivery ledger stores its records: one row per *run*, the consecutive records of one
  * consumer (client class and address) that differ only in their time, bytes and duration — a
  * poller revalidating every few seconds, wrk's 32 connections, a fetcher retrying; the ledger's
- * queue gathers them as they come (DeliveryRuns, delivery-types.ts). The row holds the run's
+ * queue gathers them as they come (DeliveryRuns, delivery-types.ts), and a seldom consumer's
+ * later batches continue its stored run (ledger-writes.ts). The row holds the run's
  * oldest record in its columns; the others travel as `repeated` (repeatedOf). One
  * SQLite row costs ~2 µs to insert and every answer is a record (CONTRACT §12): row by row, the
  * ledger took 10–12 % of a 304's CPU (bench/RESULTS.md, "The ledger's runs"). Readers expand

@@ -59,13 +59,13 @@ const PIN_SESSION = 'SET extra_float_digits = 1';
 /** The pooled connections' name in pg_stat_activity (the listeners have their own). */
 export const POOL_APPLICATION_NAME = 'price-export';
 
+/** The delivery ledger's column types (schema.ts), for parameters that must be typed (SqlDialect.typedParam). */
+const POSTGRES_TYPES: Record<ColumnKind, string> = { text: 'text', integer: 'integer', bigint: 'bigint', boolean: 'boolean', time: 'timestamptz' };
+
 /**
  * The server database. Times come from the database clock, so every instance agrees on what
  * "stale" and "superseded 15 minutes ago" mean.
  */
-/** The delivery ledger's column types (schema.ts), for parameters that must be typed (SqlDialect.typedParam). */
-const POSTGRES_TYPES: Record<ColumnKind, string> = { text: 'text', integer: 'integer', bigint: 'bigint', boolean: 'boolean', time: 'timestamptz' };
-
 export class PostgresDialect implements SqlDialect {
   readonly name = 'postgres';
   readonly now = 'clock_timestamp()';

@@ -76,7 +76,7 @@ export interface SqlDialect {
   /**
    * SQL: a parameter of this kind of column, typed where the dialect must be told. A VALUES
    * list's columns take PostgreSQL's types from its rows, and a bare parameter there is text:
-   * its first row's parameters are written with these (the delivery ledger's runs, sql/ledger.ts).
+   * its first row's parameters are written with these (the delivery ledger's runs, sql/ledger-writes.ts).
    */
   typedParam(kind: ColumnKind): string;
 

@@ -19,7 +19,7 @@ export const ConsumerSchema = Type.Object(
 );
 
 const DeliverySchema = Type.Object({
-  id: Type.Integer({ description: 'Unique in the ledger; not consecutive (answers stored together share a range of 1,024 ids)' }),
+  id: Type.Integer({ description: 'Unique in the ledger and kept; neither consecutive nor in time order (answers stored together share a range of 1,024 ids, and a seldom consumer\'s later answers join its earlier ones\' range): page with `before`, not by id' }),
   at: Type.String({ format: 'date-time' }),
   key_id: Type.String({ description: 'The id of the key used (never the key)' }),
   address: Type.String({ description: '`prices` (addresses 2 and 4) or `summary` (address 3)' }),

@@ -75,7 +75,7 @@ export class DeliveryService {
     const line = this.window.ledgerDays > 0 ? retentionLine(this.window) : -Infinity;
     const deliveries = stored.filter((r) => r.at.getTime() >= line);
     const last = deliveries.at(-1);
-    return { deliveries, next_before: stored.length === limit && deliveries.length === limit && last ? cursorOf(last) : null };
+    return { deliveries, next_before: deliveries.length === limit && last ? cursorOf(last) : null };
   }
 
   consumers(storeId: string, latest: PriceListRecord | null): Promise<Consumer[]> {

@@ -5,21 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DeliveryRuns, RUN_ID_SPACE, RUN_SPAN_MS, type QueuedDelivery } from '../delivery-types.js';
+import { DeliveryRuns, RUN_ID_SPACE, RUN_SPAN_MS } from '../delivery-types.js';
+import { queuedDelivery as record, queuedRuns as queued } from '../../../test/support/queued-deliveries.js';
 import { lastAtOf, orderedRun, repeatedOf } from './ledger-runs.js';
 
 const T = Date.UTC(2026, 10, 26, 9, 0, 0);
-
-const record = (at: number, over: Partial<QueuedDelivery> = {}): QueuedDelivery => ({
-  store_id: 'shop', key_id: 'key-1', at_ms: at, address: 'prices', format: 'csv', profile_id: null, only_available: false, version: 3,
-  status: 304, bytes_sent: 180, finished: true, duration_ms: 1, client_class: 'curl', client_address: '192.0.2.1', ...over,
-});
-
-const queued = (records: QueuedDelivery[]): DeliveryRuns => {
-  const runs = new DeliveryRuns();
-  for (const r of records) runs.push(r);
-  return runs;
-};
 
 /** The batch's runs as objects: each run's first record, and its later records' triples. */
 const runsOf = (b: DeliveryRuns) => Array.from({ length: b.runs }, (_, i) => ({

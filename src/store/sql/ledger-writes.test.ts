@@ -5,22 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DeliveryRuns, type QueuedDelivery } from '../delivery-types.js';
+import { queuedDelivery as record, queuedRuns as batch } from '../../../test/support/queued-deliveries.js';
+import type { QueuedDelivery } from '../delivery-types.js';
 import type { DeliverySql } from './delivery-sql.js';
 import { LedgerWrites, SELDOM_AFTER_MS } from './ledger-writes.js';
 
 const T = Date.UTC(2026, 11, 6, 9, 0, 0);
-
-const record = (at: number, over: Partial<QueuedDelivery> = {}): QueuedDelivery => ({
-  store_id: 'shop', key_id: 'key-1', at_ms: at, address: 'prices', format: 'csv', profile_id: null, only_available: false, version: 3,
-  status: 304, bytes_sent: 180, finished: true, duration_ms: 1, client_class: 'curl', client_address: '192.0.2.1', ...over,
-});
-
-const batch = (records: QueuedDelivery[]): DeliveryRuns => {
-  const runs = new DeliveryRuns();
-  for (const r of records) runs.push(r);
-  return runs;
-};
 
 const dialect = { typedParam: () => '?', timeParam: (at: Date) => at.getTime() } as unknown as DeliverySql;
 const updates = (writes: LedgerWrites, records: QueuedDelivery[]) =>

@@ -47,19 +47,25 @@ const KINDS: Record<(typeof COLUMNS)[number], ColumnKind> = {
 };
 /** The INSERT's VALUES: the columns, then whether the run may have continued a stored one (1/0). */
 const INSERT_KINDS: readonly ColumnKind[] = [...COLUMNS.map((c) => KINDS[c]), 'integer'];
-/** The UPDATE's VALUES (column1 … column16 in the SQL below). */
-const CONTINUE_KINDS: readonly ColumnKind[] = [
-  'text', 'text', 'text', // 1–3: store_id, client_class, client_address
-  'text', 'text', 'text', 'bigint', 'boolean', 'integer', 'integer', 'boolean', // 4–11: key_id, address, format, profile_id, only_available, version, status, finished
-  'time', 'time', 'time', // 12–14: SELDOM_AFTER_MS before the run's first record, its last, and RUN_SPAN_MS before its last
-  'integer', 'text', // 15–16: its records, their triples
-];
+/** What a continued run must share with the stored one, besides its consumer. */
+const SHAPE = ['key_id', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'finished'] as const;
+/**
+ * The UPDATE's VALUES, in order (pushContinuation's): the consumer, the shape, then `ends_by`
+ * (SELDOM_AFTER_MS before the run's first record: the stored run must end by then), the run's
+ * last record, `since` (RUN_SPAN_MS before it: the stored run must begin after), its records
+ * and their triples.
+ */
+const CONTINUE_COLUMNS = ['store_id', 'client_class', 'client_address', ...SHAPE, 'ends_by', 'last_at', 'since', 'records', 'triples'] as const;
+const CONTINUE_KIND_OF: Record<(typeof CONTINUE_COLUMNS)[number], ColumnKind> = { ...KINDS, ends_by: 'time', since: 'time', records: 'integer', triples: 'text' };
+const CONTINUE_KINDS: readonly ColumnKind[] = CONTINUE_COLUMNS.map((c) => CONTINUE_KIND_OF[c]);
 /** Runs per statement: 18 parameters × 500 stays far below SQLite's and PostgreSQL's bounds. */
 const ROWS_PER_STATEMENT = 500;
 
 const column = (n: number) => `v.column${n}`;
 /** The INSERT's VALUES column of a ledger column. */
 const valueOf = (name: (typeof COLUMNS)[number]) => column(COLUMNS.indexOf(name) + 1);
+/** The UPDATE's VALUES column of that name. */
+const continued = (name: (typeof CONTINUE_COLUMNS)[number]) => column(CONTINUE_COLUMNS.indexOf(name) + 1);
 
 /** VALUES of `rows` rows of these kinds, the first typed (SqlDialect.typedParam). */
 function values(d: DeliverySql, kinds: readonly ColumnKind[], rows: number): string {
@@ -69,29 +75,27 @@ function values(d: DeliverySql, kinds: readonly ColumnKind[], rows: number): str
 }
 
 /**
- * The consumer's newest row that may still take records ending at `last` (v's columns 1–3 and 14).
+ * The consumer's newest row that may still take the run (one that began after `since` ends after it too).
  * The UPDATE below joins the ledger on it from a subquery with a LIMIT (of its own row count):
  * PostgreSQL flattens a subquery without one, and then hashed the whole ledger to join it on
  * this SubPlan (60 ms a batch at 30,000 rows, growing with the table) instead of looking each
  * row up by its id.
  */
 const NEWEST_OF_CONSUMER = `SELECT n.id FROM delivery_ledger n
-   WHERE n.store_id = v.column1 AND n.last_at >= v.column14 AND n.client_class = v.column2 AND n.client_address = v.column3
+   WHERE n.store_id = ${continued('store_id')} AND n.last_at >= ${continued('since')}
+     AND n.client_class = ${continued('client_class')} AND n.client_address = ${continued('client_address')}
    ORDER BY n.last_at DESC, n.id DESC LIMIT 1`;
 
 const continueSql = (d: DeliverySql, rows: number): string => `UPDATE delivery_ledger SET
-    last_at = v.column13,
-    repeats = delivery_ledger.repeats + v.column15,
-    repeated = CASE WHEN delivery_ledger.repeated IS NULL THEN '[' || v.column16 || ']'
-      ELSE substr(delivery_ledger.repeated, 1, length(delivery_ledger.repeated) - 1) || ',' || v.column16 || ']' END
+    last_at = ${continued('last_at')},
+    repeats = delivery_ledger.repeats + ${continued('records')},
+    repeated = CASE WHEN delivery_ledger.repeated IS NULL THEN '[' || ${continued('triples')} || ']'
+      ELSE substr(delivery_ledger.repeated, 1, length(delivery_ledger.repeated) - 1) || ',' || ${continued('triples')} || ']' END
   FROM (SELECT v.*, (${NEWEST_OF_CONSUMER}) AS newest FROM (${values(d, CONTINUE_KINDS, rows)}) AS v LIMIT ${rows}) AS v
   WHERE delivery_ledger.id = v.newest
-    AND delivery_ledger.key_id = v.column4 AND delivery_ledger.address = v.column5
-    AND delivery_ledger.format IS NOT DISTINCT FROM v.column6 AND delivery_ledger.profile_id IS NOT DISTINCT FROM v.column7
-    AND delivery_ledger.only_available IS NOT DISTINCT FROM v.column8 AND delivery_ledger.version IS NOT DISTINCT FROM v.column9
-    AND delivery_ledger.status = v.column10 AND delivery_ledger.finished = v.column11
-    AND delivery_ledger.last_at <= v.column12 AND delivery_ledger.at >= v.column14
-    AND delivery_ledger.repeats + v.column15 < ${RUN_ID_SPACE}`;
+    AND ${SHAPE.map((c) => `delivery_ledger.${c} IS NOT DISTINCT FROM ${continued(c)}`).join(' AND ')}
+    AND delivery_ledger.last_at <= ${continued('ends_by')} AND delivery_ledger.at >= ${continued('since')}
+    AND delivery_ledger.repeats + ${continued('records')} < ${RUN_ID_SPACE}`;
 
 /** Runs none of which may continue a stored one (a busy server's batches): the multi-row INSERT of before, no guard to evaluate. */
 const plainInsertSql = (rows: number): string =>
@@ -175,7 +179,7 @@ function pushContinuation(d: DeliverySql, params: unknown[], c: DeliveryRuns, i:
   const lastAt = lastAtOf(run);
   const triples = [run.atMs, run.bytesSent, run.durationMs];
   for (let r = 0; r < run.repeated.length; r += 3) triples.push(run.atMs + run.repeated[r], run.repeated[r + 1], run.repeated[r + 2]);
-  params.push(
+  params.push( // CONTINUE_COLUMNS' order
     c.storeId[i], c.clientClass[i], c.clientAddress[i],
     c.keyId[i], c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i], c.status[i], bit(c.finished[i]),
     d.timeParam(new Date(run.atMs - SELDOM_AFTER_MS)), d.timeParam(new Date(lastAt)), d.timeParam(new Date(lastAt - RUN_SPAN_MS)),

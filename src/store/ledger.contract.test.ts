@@ -239,6 +239,25 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('keeps what a record holds, whatever its texts hold, in a new run and in a continued one', async () => {
+      // PostgreSQL binds a batch's rows as arrays (postgres/dialect.ts rowsQuery): an element's
+      // quotes, backslashes, braces, commas, the word NULL and an empty text must come back as sent.
+      const t = T0 + 33 * DAY;
+      const odd: Partial<DeliveryRecord>[] = [
+        { key_id: 'key "a" \\ {b}', address: '/p/{x},y"z\\w', client_class: 'NULL', client_address: '' },
+        { format: null, profile_id: 2 ** 40 + 3, only_available: null, version: null, client_class: 'Опрос, "1С"', client_address: '{}' },
+        { only_available: true, status: 206, finished: false, client_class: '\\', client_address: 'a,b' },
+      ];
+      const records = (offset: number) => odd.map((extra, i) => record('odd', t + offset + i, { ...extra, bytes_sent: offset + i }));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of(records(0)));
+      await db.db.deliveries.ledger.insert(DeliveryRuns.of(records(900_000)));
+      const page = await db.db.deliveries.ledger.page('odd', 10, null);
+      const written = [...records(0), ...records(900_000)];
+      const fields = (r: DeliveryRecord) => ({ ...r, at: r.at.toISOString() });
+      assert.deepEqual(page.map(({ id: _, ...r }) => fields(r)).sort((a, b) => a.bytes_sent - b.bytes_sent), written.map(fields));
+      assert.equal(runsIn(page), 3, 'each consumer\'s second record continued its run');
+    });
+
     it('reads runs written before `repeated` held offsets (times since the epoch) as it reads new ones', async () => {
       const now = T0 + 20 * DAY;
       const dayAgo = now - DAY;

@@ -59,7 +59,7 @@ const PIN_SESSION = 'SET extra_float_digits = 1';
 /** The pooled connections' name in pg_stat_activity (the listeners have their own). */
 export const POOL_APPLICATION_NAME = 'price-export';
 
-/** The delivery ledger's column types (schema.ts), for parameters that must be typed (SqlDialect.typedParam). */
+/** The delivery ledger's column types (schema.ts), for its rows bound as arrays (rowsQuery). */
 const POSTGRES_TYPES: Record<ColumnKind, string> = { text: 'text', integer: 'integer', bigint: 'bigint', boolean: 'boolean', time: 'timestamptz' };
 
 /**
@@ -114,8 +114,8 @@ export class PostgresDialect implements SqlDialect {
     return () => void watch.close().finally(() => this.watches.delete(watch));
   }
 
-  async query({ sql, params, request }: Query): Promise<QueryResult> {
-    const config = { text: numberPlaceholders(sql), values: params as unknown[] };
+  async query({ sql, params, request, prepared }: Query): Promise<QueryResult> {
+    const config = { name: prepared, text: numberPlaceholders(sql), values: params as unknown[] };
     const result = await this.pool.query(request ? timed(config) : config);
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   }
@@ -124,7 +124,8 @@ export class PostgresDialect implements SqlDialect {
     return this.clientTransaction(async (client) => {
       let step = steps.next();
       while (!step.done) {
-        const result = await client.query(numberPlaceholders(step.value.sql), step.value.params as unknown[]);
+        const { sql, params, prepared } = step.value;
+        const result = await client.query({ name: prepared, text: numberPlaceholders(sql), values: params as unknown[] });
         step = steps.next({ rows: result.rows, changes: result.rowCount ?? 0 });
       }
       return step.value;
@@ -155,8 +156,24 @@ export class PostgresDialect implements SqlDialect {
     return ids;
   }
 
-  typedParam(kind: ColumnKind): string {
-    return `CAST(? AS ${POSTGRES_TYPES[kind]})`;
+  /**
+   * One array a column, unnested: one text for any number of rows and a parameter a column.
+   * A VALUES list of a batch's 67 runs was 1,072 parameters, and its text new for each number of
+   * rows: parsing, planning and binding them took three times the statement's work (the ledger's
+   * write of a batch 8–10 ms against ~3: bench/RESULTS.md, "2026-12-07").
+   */
+  rowsQuery(kinds: readonly ColumnKind[]): string {
+    const columns = kinds.map((kind) => `CAST(? AS ${POSTGRES_TYPES[kind]}[])`).join(', ');
+    return `SELECT * FROM unnest(${columns}) AS u(${kinds.map((_, i) => `column${i + 1}`).join(', ')})`;
+  }
+
+  rowsParams(kinds: readonly ColumnKind[], values: readonly unknown[]): unknown[] {
+    const width = kinds.length;
+    return kinds.map((_, column) => {
+      const of: unknown[] = [];
+      for (let i = column; i < values.length; i += width) of.push(values[i]);
+      return of;
+    });
   }
 
   anyText(column: string): string {

@@ -15,7 +15,7 @@ import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 
 export type Row = Record<string, unknown>;
 
-/** What a column holds, as far as typing its parameter goes (SqlDialect.typedParam). */
+/** What a column holds, as far as typing its parameter goes (SqlDialect.rowsQuery). */
 export type ColumnKind = 'text' | 'integer' | 'bigint' | 'boolean' | 'time';
 
 /** One statement. Shared SQL uses `?` placeholders; a dialect rewrites them if it must. */
@@ -24,6 +24,11 @@ export interface Query {
   params: readonly unknown[];
   /** On a request's path: PostgreSQL gives up after its read timeout (503 rather than a hung request). */
   request?: boolean;
+  /**
+   * PostgreSQL keeps the statement prepared on each connection under this name, so a statement
+   * sent dozens of times a second is parsed and planned once a connection; one name, one text.
+   */
+  prepared?: string;
 }
 
 export interface QueryResult {
@@ -74,11 +79,13 @@ export interface SqlDialect {
   /** A JSON column's value (text or already parsed) as its value. */
   json<T>(value: unknown): T;
   /**
-   * SQL: a parameter of this kind of column, typed where the dialect must be told. A VALUES
-   * list's columns take PostgreSQL's types from its rows, and a bare parameter there is text:
-   * its first row's parameters are written with these (the delivery ledger's runs, sql/ledger-writes.ts).
+   * SQL: a query of `rows` rows whose columns are of these kinds, named column1…columnN as a
+   * VALUES list names them, to insert (`INSERT INTO t (…) ${rows}`) or select from
+   * (`FROM (${rows}) AS v`); its parameters are `rowsParams` of the rows' values in row order
+   * (the delivery ledger's runs, sql/ledger-writes.ts).
    */
-  typedParam(kind: ColumnKind): string;
+  rowsQuery(kinds: readonly ColumnKind[], rows: number): string;
+  rowsParams(kinds: readonly ColumnKind[], values: readonly unknown[]): unknown[];
 
   /** SQL: the database clock now, as a time column holds it (read under the write lock in a transaction). */
   readonly now: string;

@@ -9,16 +9,17 @@ import { lastAtOf, orderedRun, repeatedOf, type OrderedRun } from './ledger-runs
  * ended at least SELDOM_AFTER_MS before: a fetcher revalidating every 15 minutes made a row an
  * answer (~260 bytes on PostgreSQL, ~130 on SQLite, indexes included), now a row an hour
  * (bench/RESULTS.md, "2026-12-06, night"). Plain SQL for both dialects, in the batch's one
- * transaction, with no round trip between the statements (SQLite runs them on its write thread):
+ * transaction (SQLite runs them on its write thread), over the runs as a table of rows
+ * (SqlDialect.rowsQuery: a VALUES list on SQLite, one array a column on PostgreSQL):
  *
- * 1. UPDATE … FROM (VALUES …) appends the runs that may continue: their records' triples, `at`
+ * 1. UPDATE … FROM (the rows) appends the runs that may continue: their records' triples, `at`
  *    in milliseconds since the epoch, which ledger-runs.ts repeatedAt tells from an offset;
- * 2. INSERT … SELECT … FROM (VALUES …) adds every other run, and each of those whose UPDATE did
+ * 2. INSERT … SELECT … FROM (the rows) adds every other run, and each of those whose UPDATE did
  *    not apply: one is told by the absence of its consumer's row that ends at the run's last
  *    record, began no later than its first and holds at least its records after the first.
  *    Only the UPDATE makes such a row, but for another instance's answer of the same consumer
  *    at the same millisecond (one run lost then, which the ledger allows). A batch where no
- *    run may continue (a busy server's) is one plain multi-row INSERT, as before.
+ *    run may continue (a busy server's) is one plain INSERT of the rows, no guard to evaluate.
  *
  * A consumer's runs still never interleave: only its newest row is continued, and only by
  * records at least SELDOM_AFTER_MS newer than its last. Across instances, PostgreSQL's row lock
@@ -45,12 +46,14 @@ const KINDS: Record<(typeof COLUMNS)[number], ColumnKind> = {
   version: 'integer', status: 'integer', bytes_sent: 'bigint', finished: 'boolean', duration_ms: 'integer', client_class: 'text',
   client_address: 'text', last_at: 'time', repeats: 'integer', repeated: 'text',
 };
-/** The INSERT's VALUES: the columns, then whether the run may have continued a stored one (1/0). */
+/** The plain INSERT's rows: the columns. */
+const ROW_KINDS: readonly ColumnKind[] = COLUMNS.map((c) => KINDS[c]);
+/** The guarded INSERT's rows: the columns, then whether the run may have continued a stored one (1/0). */
 const INSERT_KINDS: readonly ColumnKind[] = [...COLUMNS.map((c) => KINDS[c]), 'integer'];
 /** What a continued run must share with the stored one, besides its consumer. */
 const SHAPE = ['key_id', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'finished'] as const;
 /**
- * The UPDATE's VALUES, in order (pushContinuation's): the consumer, the shape, then `ends_by`
+ * The UPDATE's rows, in order (pushContinuation's): the consumer, the shape, then `ends_by`
  * (SELDOM_AFTER_MS before the run's first record: the stored run must end by then), the run's
  * last record, `since` (RUN_SPAN_MS before it: the stored run must begin after), its records
  * and their triples.
@@ -62,21 +65,14 @@ const CONTINUE_KINDS: readonly ColumnKind[] = CONTINUE_COLUMNS.map((c) => CONTIN
 const ROWS_PER_STATEMENT = 500;
 
 const column = (n: number) => `v.column${n}`;
-/** The INSERT's VALUES column of a ledger column. */
+/** The guarded INSERT's column of a ledger column. */
 const valueOf = (name: (typeof COLUMNS)[number]) => column(COLUMNS.indexOf(name) + 1);
-/** The UPDATE's VALUES column of that name. */
+/** The UPDATE's column of that name. */
 const continued = (name: (typeof CONTINUE_COLUMNS)[number]) => column(CONTINUE_COLUMNS.indexOf(name) + 1);
-
-/** VALUES of `rows` rows of these kinds, the first typed (SqlDialect.typedParam). */
-function values(d: DeliverySql, kinds: readonly ColumnKind[], rows: number): string {
-  const typed = `(${kinds.map((kind) => d.typedParam(kind)).join(', ')})`;
-  const plain = `(${kinds.map(() => '?').join(', ')})`;
-  return `VALUES ${[typed, ...Array(rows - 1).fill(plain)].join(', ')}`;
-}
 
 /**
  * The consumer's newest row that may still take the run (one that began after `since` ends after it too).
- * The UPDATE below joins the ledger on it from a subquery with a LIMIT (of its own row count):
+ * The UPDATE below joins the ledger on it from a subquery with a LIMIT (of a statement's most rows):
  * PostgreSQL flattens a subquery without one, and then hashed the whole ledger to join it on
  * this SubPlan (60 ms a batch at 30,000 rows, growing with the table) instead of looking each
  * row up by its id.
@@ -91,33 +87,59 @@ const continueSql = (d: DeliverySql, rows: number): string => `UPDATE delivery_l
     repeats = delivery_ledger.repeats + ${continued('records')},
     repeated = CASE WHEN delivery_ledger.repeated IS NULL THEN '[' || ${continued('triples')} || ']'
       ELSE substr(delivery_ledger.repeated, 1, length(delivery_ledger.repeated) - 1) || ',' || ${continued('triples')} || ']' END
-  FROM (SELECT v.*, (${NEWEST_OF_CONSUMER}) AS newest FROM (${values(d, CONTINUE_KINDS, rows)}) AS v LIMIT ${rows}) AS v
+  FROM (SELECT v.*, (${NEWEST_OF_CONSUMER}) AS newest FROM (${d.rowsQuery(CONTINUE_KINDS, rows)}) AS v LIMIT ${ROWS_PER_STATEMENT}) AS v
   WHERE delivery_ledger.id = v.newest
     AND ${SHAPE.map((c) => `delivery_ledger.${c} IS NOT DISTINCT FROM ${continued(c)}`).join(' AND ')}
     AND delivery_ledger.last_at <= ${continued('ends_by')} AND delivery_ledger.at >= ${continued('since')}
     AND delivery_ledger.repeats + ${continued('records')} < ${RUN_ID_SPACE}`;
 
-/** Runs none of which may continue a stored one (a busy server's batches): the multi-row INSERT of before, no guard to evaluate. */
-const plainInsertSql = (rows: number): string =>
-  `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) VALUES ${Array(rows).fill(`(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}`;
+/** Runs none of which may continue a stored one (a busy server's batches): no guard to evaluate. */
+const plainInsertSql = (d: DeliverySql, rows: number): string =>
+  `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) ${d.rowsQuery(ROW_KINDS, rows)}`;
 
 const guardedInsertSql = (d: DeliverySql, rows: number): string => `INSERT INTO delivery_ledger (${COLUMNS.join(', ')})
-  SELECT ${COLUMNS.map((_, i) => column(i + 1)).join(', ')} FROM (${values(d, INSERT_KINDS, rows)}) AS v
+  SELECT ${COLUMNS.map((_, i) => column(i + 1)).join(', ')} FROM (${d.rowsQuery(INSERT_KINDS, rows)}) AS v
   WHERE ${column(COLUMNS.length + 1)} = 0 OR NOT EXISTS (SELECT 1 FROM delivery_ledger n
     WHERE n.store_id = ${valueOf('store_id')} AND n.last_at = ${valueOf('last_at')} AND n.client_class = ${valueOf('client_class')}
       AND n.client_address = ${valueOf('client_address')} AND n.at <= ${valueOf('at')} AND n.repeats >= ${valueOf('repeats')} + 1)`;
 
-/** Writes a batch's runs; the full-size statements' texts are built once (a busy ledger sends dozens a second). */
+/**
+ * One of the three statements, for a chunk of up to ROWS_PER_STATEMENT rows: its full-size text
+ * built once (a busy ledger sends dozens a second), and kept prepared by PostgreSQL, whose
+ * rowsQuery is one text for any number of rows.
+ */
+class RowsStatement {
+  private readonly full: string;
+
+  constructor(
+    private readonly d: DeliverySql,
+    private readonly kinds: readonly ColumnKind[],
+    private readonly text: (d: DeliverySql, rows: number) => string,
+    private readonly prepared: string,
+  ) {
+    this.full = text(d, ROWS_PER_STATEMENT);
+  }
+
+  /** The statement writing these rows' values, in row order. */
+  query(values: readonly unknown[]): Query {
+    const rows = values.length / this.kinds.length;
+    const sql = rows === ROWS_PER_STATEMENT ? this.full : this.text(this.d, rows);
+    return { sql, params: this.d.rowsParams(this.kinds, values), prepared: this.prepared };
+  }
+}
+
+/** Writes a batch's runs. */
 export class LedgerWrites {
-  private readonly fullUpdate: string;
-  private readonly fullInsert: string;
-  private readonly fullPlainInsert = plainInsertSql(ROWS_PER_STATEMENT);
+  private readonly update: RowsStatement;
+  private readonly guardedInsert: RowsStatement;
+  private readonly plainInsert: RowsStatement;
   /** Per consumer, the newest answer this writer wrote (in the order set: the first is the oldest). */
   private readonly lastAnswer = new Map<string, number>();
 
   constructor(private readonly d: DeliverySql) {
-    this.fullUpdate = continueSql(d, ROWS_PER_STATEMENT);
-    this.fullInsert = guardedInsertSql(d, ROWS_PER_STATEMENT);
+    this.update = new RowsStatement(d, CONTINUE_KINDS, continueSql, 'ledger_continue');
+    this.guardedInsert = new RowsStatement(d, INSERT_KINDS, guardedInsertSql, 'ledger_insert_guarded');
+    this.plainInsert = new RowsStatement(d, ROW_KINDS, plainInsertSql, 'ledger_insert');
   }
 
   /** The statements that write a batch, in order (one transaction). */
@@ -129,19 +151,16 @@ export class LedgerWrites {
     const continuing = runs.map((_, i) => i).filter((i) => mayContinue[i]).sort((a, b) => compareConsumers(batch, a, b));
     const statements: Query[] = [];
     for (let start = 0; start < continuing.length; start += ROWS_PER_STATEMENT) {
-      const chunk = continuing.slice(start, start + ROWS_PER_STATEMENT);
-      const params: unknown[] = [];
-      for (const i of chunk) pushContinuation(d, params, batch, i, runs[i]);
-      statements.push({ sql: chunk.length === ROWS_PER_STATEMENT ? this.fullUpdate : continueSql(d, chunk.length), params });
+      const values: unknown[] = [];
+      for (const i of continuing.slice(start, start + ROWS_PER_STATEMENT)) pushContinuation(d, values, batch, i, runs[i]);
+      statements.push(this.update.query(values));
     }
     for (let start = 0; start < runs.length; start += ROWS_PER_STATEMENT) {
       const end = Math.min(runs.length, start + ROWS_PER_STATEMENT);
-      const params: unknown[] = [];
+      const values: unknown[] = [];
       const guarded = mayContinue.slice(start, end).includes(true);
-      for (let i = start; i < end; i++) pushRow(d, params, batch, i, runs[i], guarded ? mayContinue[i] : null);
-      const full = end - start === ROWS_PER_STATEMENT;
-      const sql = guarded ? (full ? this.fullInsert : guardedInsertSql(d, end - start)) : (full ? this.fullPlainInsert : plainInsertSql(end - start));
-      statements.push({ sql, params });
+      for (let i = start; i < end; i++) pushRow(d, values, batch, i, runs[i], guarded ? mayContinue[i] : null);
+      statements.push((guarded ? this.guardedInsert : this.plainInsert).query(values));
     }
     return statements;
   }

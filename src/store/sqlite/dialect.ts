@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { categoryLevels, parentPath } from '../item-row.js';
-import type { Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
+import type { ColumnKind, Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
 import { keyLookupSignal } from './change-signal.js';
 import { registerSheetRowFunctions } from './sheet-row-sql.js';
 import { SqliteItems } from './items.js';
@@ -151,9 +151,14 @@ export class SqliteDialect implements SqlDialect {
     return JSON.stringify(ids);
   }
 
-  /** SQLite types a value by what it is: times are integers (ms), booleans 1 or 0, as bound. */
-  typedParam(): string {
-    return '?';
+  /** A VALUES list: SQLite types a value by what it is (times are integers, ms; booleans 1 or 0, as bound). */
+  rowsQuery(kinds: readonly ColumnKind[], rows: number): string {
+    const row = `(${kinds.map(() => '?').join(', ')})`;
+    return `VALUES ${Array(rows).fill(row).join(', ')}`;
+  }
+
+  rowsParams(_kinds: readonly ColumnKind[], values: readonly unknown[]): unknown[] {
+    return values as unknown[];
   }
 
   anyText(column: string): string {

@@ -38,4 +38,30 @@ describe('RememberedLookups', () => {
     remembered.forget(new Set(['s2']));
     assert.deepEqual(kept(remembered, ['b', 'd']), ['b']);
   });
+
+  it('a touch shows on its key\'s kept look-ups only, also after look-ups went, were set again or were forgotten', () => {
+    const remembered = new RememberedLookups(3);
+    const used = (hash: string) => remembered.get(hash)?.key.last_used_at ?? null;
+    const first = new Date('2026-12-07T10:00:00Z');
+    remembered.set('a', lookup('s1', 'k-1'));
+    remembered.set('b', lookup('s1', 'k-2'));
+    remembered.set('c', lookup('s2', 'k-1')); // the same key's look-up under another hash (and store)
+    remembered.touched('k-1', first);
+    assert.deepEqual(['a', 'b', 'c'].map(used), [first, null, first]);
+    // 'a' goes for room, 'b' is set again as k-1's, s2 is forgotten: k-1's are 'b' and 'd' now.
+    remembered.set('d', lookup('s3', 'k-1'));
+    remembered.set('b', lookup('s1', 'k-1'));
+    remembered.forget(new Set(['s2']));
+    assert.deepEqual(kept(remembered, ['a', 'b', 'c', 'd']), ['b', 'd']);
+    const second = new Date('2026-12-07T10:01:00Z');
+    remembered.touched('k-1', second);
+    remembered.touched('k-2', second); // no look-up of k-2 is kept any more
+    assert.deepEqual(['b', 'd'].map(used), [second, second]);
+    // 'd' and 'b' go for room: k-1 has no kept look-up, and a touch of it changes nothing.
+    remembered.set('e', lookup('s1', 'k-3'));
+    remembered.set('f', lookup('s1', 'k-4'));
+    remembered.set('g', lookup('s1', 'k-5'));
+    remembered.touched('k-1', new Date('2026-12-07T10:02:00Z'));
+    assert.deepEqual(['e', 'f', 'g'].map(used), [null, null, null]);
+  });
 });

@@ -159,8 +159,9 @@ export class PostgresDialect implements SqlDialect {
   /**
    * One array a column, unnested: one text for any number of rows and a parameter a column.
    * A VALUES list of a batch's 67 runs was 1,072 parameters, and its text new for each number of
-   * rows: parsing, planning and binding them took three times the statement's work (the ledger's
-   * write of a batch 8–10 ms against ~3: bench/RESULTS.md, "2026-12-07").
+   * rows: parsing, planning and binding them took more than the statements' own work (the
+   * ledger's batch of 67 seldom consumers written in 8.8–10.4 ms; this way, kept prepared,
+   * 4.4–5.5: bench/RESULTS.md, "2026-12-07").
    */
   rowsQuery(kinds: readonly ColumnKind[]): string {
     const columns = kinds.map((kind) => `CAST(? AS ${POSTGRES_TYPES[kind]}[])`).join(', ');

@@ -15,7 +15,7 @@ import type { ChangeRecords, ChangeRecordSpecs } from '../changes-types.js';
 
 export type Row = Record<string, unknown>;
 
-/** What a column holds, as far as typing its parameter goes (SqlDialect.rowsQuery). */
+/** What a column holds, as far as binding its values goes (SqlDialect.rowsQuery). */
 export type ColumnKind = 'text' | 'integer' | 'bigint' | 'boolean' | 'time';
 
 /** One statement. Shared SQL uses `?` placeholders; a dialect rewrites them if it must. */

@@ -259,6 +259,18 @@ for (const dialect of DIALECTS) {
         assert.deepEqual((await db.keys.findByHash(`h-${storeId}`))?.key.revoked_at, revokedAt);
         assert.equal(await db.keys.revoke('no-such-key', revokedAt), null);
       });
+
+      it('writes every key touched in one turn, each with its own time, and no other key', async () => {
+        const storeId = await createStore(db);
+        // More than one statement's worth (keys.ts TOUCHES_PER_STATEMENT), a key touched twice.
+        const ids = Array.from({ length: 150 }, (_, i) => `kt-${storeId}-${i}`);
+        for (const id of ids) await db.keys.insert({ id, store_id: storeId, label: null, prefix: 'p', hash: `h-${id}` });
+        const at = (i: number) => new Date(Date.UTC(2031, 2, 3, 4, 5, 6) + i * 1_001);
+        const touched = ids.slice(0, 149);
+        await Promise.all([...touched.map((id, i) => db.keys.touch(id, at(i))), db.keys.touch(ids[0], at(500))]);
+        const written = await Promise.all(ids.map(async (id) => (await db.keys.get(id))?.last_used_at ?? null));
+        assert.deepEqual(written, [at(500), ...touched.slice(1).map((_, i) => at(i + 1)), null]);
+      });
     });
 
     describe('profiles', () => {

@@ -148,10 +148,15 @@ export const inBackground = async (d: Pick<SqlDialect, 'background' | 'query'>, 
  * look-ups must check for (sqlite/key-lookup-cache.ts), and one commit per statement multiplied
  * the ledger's write cost with many stores (bench/RESULTS.md, "Commits of the ledger and the touches").
  */
-export const inBackgroundTogether = async (d: Pick<SqlDialect, 'background' | 'transaction'>, queries: readonly Query[]): Promise<void> => {
+export const inBackgroundTogether = async (d: Pick<SqlDialect, 'background' | 'transaction' | 'query'>, queries: readonly Query[]): Promise<void> => {
   if (queries.length === 0) return;
   if (d.background) {
     await d.background(queries);
+    return;
+  }
+  // A lone statement commits alone: no BEGIN and COMMIT round trips around it.
+  if (queries.length === 1) {
+    await d.query(queries[0]);
     return;
   }
   await d.transaction((function* (): Steps<void> {

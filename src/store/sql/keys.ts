@@ -1,9 +1,14 @@
 import { scopesToJson } from '../../model/key-scopes.js';
 import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
-import { inBackgroundTogether, type Query, type SqlDialect } from './dialect.js';
+import { inBackgroundTogether, type ColumnKind, type Query, type SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, keyLookupManySql, type RowMappers } from './rows.js';
 import { GenerationLookups, type LookupsAt } from './generation-lookups.js';
 import { turnBatch } from './turn-batch.js';
+
+/** A turn's touches: key id, time. */
+const TOUCH_KINDS: readonly ColumnKind[] = ['text', 'time'];
+/** Touches a statement at most: SQLite prepares a text for each number of rows, up to this. */
+const TOUCHES_PER_STATEMENT = 100;
 
 export class SqlKeyRepository implements KeyRepository {
   /** The touches of a turn, the latest time per key, written together (touch). */
@@ -84,8 +89,25 @@ export class SqlKeyRepository implements KeyRepository {
     return this.touchInTurn(id, at);
   }
 
+  /**
+   * A statement for up to TOUCHES_PER_STATEMENT keys, not one a key: on PostgreSQL each
+   * statement is a round trip holding a pooled connection, and a key is touched by its first
+   * request a minute or more after its last (every request of a fetcher revalidating every 15
+   * minutes), so a server answering many keys touches many in a turn.
+   */
   private async writeTouches(touches: ReadonlyMap<string, Date>): Promise<void> {
-    await inBackgroundTogether(this.d, [...touches].map(([id, at]) => ({ sql: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?', params: [this.d.timeParam(at), id] })));
+    const all = [...touches];
+    const queries: Query[] = [];
+    for (let start = 0; start < all.length; start += TOUCHES_PER_STATEMENT) {
+      const chunk = all.slice(start, start + TOUCHES_PER_STATEMENT);
+      const values = chunk.flatMap(([id, at]) => [id, this.d.timeParam(at)]);
+      queries.push({
+        sql: `UPDATE api_keys SET last_used_at = v.column2 FROM (${this.d.rowsQuery(TOUCH_KINDS, chunk.length)}) AS v WHERE api_keys.id = v.column1`,
+        params: this.d.rowsParams(TOUCH_KINDS, values),
+        prepared: 'key_touches',
+      });
+    }
+    await inBackgroundTogether(this.d, queries);
   }
 
   async revoke(id: string, at: Date): Promise<ApiKeyRecord | null> {

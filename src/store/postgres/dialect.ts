@@ -168,6 +168,11 @@ export class PostgresDialect implements SqlDialect {
     return `SELECT * FROM unnest(${columns}) AS u(${kinds.map((_, i) => `column${i + 1}`).join(', ')})`;
   }
 
+  /** All of them (up to `most`): the text is one for any number of rows, and each statement a round trip. */
+  rowsInStatement(left: number, most: number): number {
+    return Math.min(left, most);
+  }
+
   rowsParams(kinds: readonly ColumnKind[], values: readonly unknown[]): unknown[] {
     const width = kinds.length;
     return kinds.map((_, column) => {

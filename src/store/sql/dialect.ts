@@ -86,6 +86,11 @@ export interface SqlDialect {
    */
   rowsQuery(kinds: readonly ColumnKind[], rows: number): string;
   rowsParams(kinds: readonly ColumnKind[], values: readonly unknown[]): unknown[];
+  /**
+   * Of `left` rows still to write, how many the next statement of a rowsQuery takes (`most` at
+   * most), so that the texts a dialect prepares stay few whatever the number of rows.
+   */
+  rowsInStatement(left: number, most: number): number;
 
   /** SQL: the database clock now, as a time column holds it (read under the write lock in a transaction). */
   readonly now: string;

@@ -7,7 +7,7 @@ import { turnBatch } from './turn-batch.js';
 
 /** A turn's touches: key id, time. */
 const TOUCH_KINDS: readonly ColumnKind[] = ['text', 'time'];
-/** Touches a statement at most: SQLite prepares a text for each number of rows, up to this. */
+/** Touches a statement at most. */
 const TOUCHES_PER_STATEMENT = 100;
 
 export class SqlKeyRepository implements KeyRepository {
@@ -98,8 +98,9 @@ export class SqlKeyRepository implements KeyRepository {
   private async writeTouches(touches: ReadonlyMap<string, Date>): Promise<void> {
     const all = [...touches];
     const queries: Query[] = [];
-    for (let start = 0; start < all.length; start += TOUCHES_PER_STATEMENT) {
-      const chunk = all.slice(start, start + TOUCHES_PER_STATEMENT);
+    for (let start = 0, end; start < all.length; start = end) {
+      end = start + this.d.rowsInStatement(all.length - start, TOUCHES_PER_STATEMENT);
+      const chunk = all.slice(start, end);
       const values = chunk.flatMap(([id, at]) => [id, this.d.timeParam(at)]);
       queries.push({
         sql: `UPDATE api_keys SET last_used_at = v.column2 FROM (${this.d.rowsQuery(TOUCH_KINDS, chunk.length)}) AS v WHERE api_keys.id = v.column1`,

@@ -13,7 +13,7 @@ import { LedgerWrites, SELDOM_AFTER_MS } from './ledger-writes.js';
 const T = Date.UTC(2026, 11, 6, 9, 0, 0);
 
 /** SQLite's way: the rows' values bound in row order. */
-const dialect = { rowsQuery: () => 'VALUES …', rowsParams: (_: unknown, values: unknown[]) => values, timeParam: (at: Date) => at.getTime() } as unknown as DeliverySql;
+const dialect = { rowsQuery: () => 'VALUES …', rowsParams: (_: unknown, values: unknown[]) => values, rowsInStatement: (left: number, most: number) => Math.min(left, most), timeParam: (at: Date) => at.getTime() } as unknown as DeliverySql;
 const updates = (writes: LedgerWrites, records: QueuedDelivery[]) =>
   writes.statements(batch(records)).filter((q) => q.sql.startsWith('UPDATE')).map((q) => q.params[0]);
 

@@ -161,6 +161,16 @@ export class SqliteDialect implements SqlDialect {
     return values as unknown[];
   }
 
+  /**
+   * `most`, else the largest power of two: each number of rows is a text of its own, which the
+   * write thread keeps prepared, and the ledger's VALUES of 500 rows is 0.4 MB of prepared
+   * statement: one for each number up to 500 would hold ~200 MB a statement kind (scratch,
+   * bench/RESULTS.md "2026-12-07"); a few more statements a batch cost microseconds here.
+   */
+  rowsInStatement(left: number, most: number): number {
+    return left >= most ? most : 2 ** Math.floor(Math.log2(left));
+  }
+
   anyText(column: string): string {
     return `${column} IN (SELECT value FROM json_each(?))`;
   }

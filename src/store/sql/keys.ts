@@ -1,6 +1,6 @@
 import { scopesToJson } from '../../model/key-scopes.js';
 import type { ApiKeyRecord, KeyAccessChange, KeyLookup, KeyRepository, NewApiKey } from '../types.js';
-import { inBackgroundTogether, type ColumnKind, type Query, type SqlDialect } from './dialect.js';
+import { inBackgroundTogether, statementRows, type ColumnKind, type Query, type SqlDialect } from './dialect.js';
 import { KEY_COLUMNS, KEY_LOOKUP_SQL, keyLookupManySql, type RowMappers } from './rows.js';
 import { GenerationLookups, type LookupsAt } from './generation-lookups.js';
 import { turnBatch } from './turn-batch.js';
@@ -98,8 +98,7 @@ export class SqlKeyRepository implements KeyRepository {
   private async writeTouches(touches: ReadonlyMap<string, Date>): Promise<void> {
     const all = [...touches];
     const queries: Query[] = [];
-    for (let start = 0, end; start < all.length; start = end) {
-      end = start + this.d.rowsInStatement(all.length - start, TOUCHES_PER_STATEMENT);
+    for (const [start, end] of statementRows(this.d, all.length, TOUCHES_PER_STATEMENT)) {
       const chunk = all.slice(start, end);
       const values = chunk.flatMap(([id, at]) => [id, this.d.timeParam(at)]);
       queries.push({

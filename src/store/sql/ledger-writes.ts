@@ -1,6 +1,6 @@
 import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRuns } from '../delivery-types.js';
 import { bit, type DeliverySql, type Query } from './delivery-sql.js';
-import type { ColumnKind } from './dialect.js';
+import { statementRows, type ColumnKind } from './dialect.js';
 import { lastAtOf, orderedRun, repeatedOf, type OrderedRun } from './ledger-runs.js';
 
 /*
@@ -104,10 +104,9 @@ const guardedInsertSql = (d: DeliverySql, rows: number): string => `INSERT INTO 
       AND n.client_address = ${valueOf('client_address')} AND n.at <= ${valueOf('at')} AND n.repeats >= ${valueOf('repeats')} + 1)`;
 
 /**
- * One of the three statements, for a chunk of up to ROWS_PER_STATEMENT rows (as many as the
- * dialect's rowsInStatement gives it): its full-size text
- * built once (a busy ledger sends dozens a second), and kept prepared by PostgreSQL, whose
- * rowsQuery is one text for any number of rows.
+ * One of the three statements, for up to ROWS_PER_STATEMENT rows (as the dialect splits them):
+ * its full-size text built once (a busy ledger sends dozens a second), and kept prepared by
+ * PostgreSQL, whose rowsQuery is one text for any number of rows.
  */
 class RowsStatement {
   private readonly full: string;
@@ -151,14 +150,12 @@ export class LedgerWrites {
     // In one order across instances: two UPDATEs lock their rows in it, so they never deadlock.
     const continuing = runs.map((_, i) => i).filter((i) => mayContinue[i]).sort((a, b) => compareConsumers(batch, a, b));
     const statements: Query[] = [];
-    for (let start = 0, end; start < continuing.length; start = end) {
-      end = start + d.rowsInStatement(continuing.length - start, ROWS_PER_STATEMENT);
+    for (const [start, end] of statementRows(d, continuing.length, ROWS_PER_STATEMENT)) {
       const values: unknown[] = [];
       for (const i of continuing.slice(start, end)) pushContinuation(d, values, batch, i, runs[i]);
       statements.push(this.update.query(values));
     }
-    for (let start = 0, end; start < runs.length; start = end) {
-      end = start + d.rowsInStatement(runs.length - start, ROWS_PER_STATEMENT);
+    for (const [start, end] of statementRows(d, runs.length, ROWS_PER_STATEMENT)) {
       const values: unknown[] = [];
       const guarded = mayContinue.slice(start, end).includes(true);
       for (let i = start; i < end; i++) pushRow(d, values, batch, i, runs[i], guarded ? mayContinue[i] : null);

@@ -9,6 +9,8 @@ import { turnBatch } from './turn-batch.js';
 const TOUCH_KINDS: readonly ColumnKind[] = ['text', 'time'];
 /** Touches a statement at most. */
 const TOUCHES_PER_STATEMENT = 100;
+/** The look-ups' generation alone (generation-lookups.ts). */
+const GENERATION_SQL = 'SELECT n AS lookup_generation FROM key_lookup_generation';
 
 export class SqlKeyRepository implements KeyRepository {
   /** The touches of a turn, the latest time per key, written together (touch). */
@@ -56,8 +58,16 @@ export class SqlKeyRepository implements KeyRepository {
   }
 
   private async lookUpManyAt(hashes: readonly string[]): Promise<LookupsAt> {
-    const { rows } = await this.d.query({ sql: this.lookUpManyAtSql, params: [this.d.texts(hashes)], request: true });
     const found = new Map<string, KeyLookup>();
+    if (hashes.length === 0) {
+      // Every key of the turn remembered, a busy server's usual turn: the counter alone. The
+      // look-up's join with no key to find cost PostgreSQL its planning and a 24-column answer each
+      // turn: a turn's look-up of a remembered key took ~1 ms, now ~65 µs (bench/RESULTS.md,
+      // "2026-12-07"). Both statements kept prepared.
+      const { rows } = await this.d.query({ sql: GENERATION_SQL, params: [], request: true, prepared: 'key_lookup_generation' });
+      return { generation: Number(rows[0].lookup_generation), found };
+    }
+    const { rows } = await this.d.query({ sql: this.lookUpManyAtSql, params: [this.d.texts(hashes)], request: true, prepared: 'key_lookups' });
     for (const row of rows) if (row.k_hash !== null) found.set(row.k_hash as string, this.map.keyLookup(row));
     return { generation: Number(rows[0].lookup_generation), found };
   }

@@ -23,7 +23,7 @@ export class SqlKeyRepository implements KeyRepository {
 
   constructor(private readonly d: SqlDialect, private readonly map: RowMappers) {
     // The counter and the look-ups in one statement, so in one snapshot; the counter's row even
-    // when no key is asked (every key of the turn remembered) or none is found.
+    // when none is found (a turn that asks for no key reads the counter alone: lookUpManyAt).
     this.lookUpManyAtSql = `SELECT g.n AS lookup_generation, l.* FROM key_lookup_generation g
       LEFT JOIN (${keyLookupManySql(d.anyText('k.hash'))}) l ON true`;
   }

@@ -1,6 +1,6 @@
 import type { ConsumerRow, DeliveryRepositories } from '../store/types.js';
 import type { PriceListRecord } from '../store/types.js';
-import type { Clock } from './ledger.js';
+import { DAY_MS, retentionLine, type Clock } from './ledger.js';
 
 /** Consumers listed at most (the most recent first): /api/me stays small. */
 export const MAX_CONSUMERS = 100;
@@ -28,14 +28,9 @@ export function isBehind(consumer: Pick<ConsumerRow, 'last_version'>, latest: Pi
   return window.now().getTime() - latest.published_at.getTime() > window.staleAfterMin * 60_000;
 }
 
-const DAY_MS = 86_400_000;
-
-/** The time LEDGER_DAYS ago, in milliseconds: records older than it are past retention. */
-export const retentionLine = (window: ConsumerWindow): number => window.now().getTime() - window.ledgerDays * DAY_MS;
-
 /** The store's consumers seen in the last LEDGER_DAYS, most recent first. */
 export async function listConsumers(deliveries: DeliveryRepositories, storeId: string, latest: PriceListRecord | null, window: ConsumerWindow): Promise<Consumer[]> {
-  const now = window.now().getTime();
-  const rows = await deliveries.ledger.consumers(storeId, new Date(retentionLine(window)), new Date(now - DAY_MS), MAX_CONSUMERS);
+  const now = window.now();
+  const rows = await deliveries.ledger.consumers(storeId, new Date(retentionLine(now, window.ledgerDays)), new Date(now.getTime() - DAY_MS), MAX_CONSUMERS);
   return rows.map((row) => ({ ...row, behind: isBehind(row, latest, window) }));
 }

@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import type { DeliveryRepositories, LedgerCursor, PriceListRecord, QueuedDelivery, StoredDelivery } from '../store/types.js';
-import { listConsumers, retentionLine, type Consumer, type ConsumerWindow } from './consumers.js';
-import type { DeliveryLedger } from './ledger.js';
+import { listConsumers, type Consumer, type ConsumerWindow } from './consumers.js';
+import { retentionLine, type DeliveryLedger } from './ledger.js';
 
 export type { QueuedDelivery };
 
@@ -72,7 +72,7 @@ export class DeliveryService {
     const stored = await this.repositories.ledger.page(storeId, limit, before);
     // Retention deletes a run with its newest answer, up to an hour (RUN_SPAN_MS) after its oldest
     // passed LEDGER_DAYS: those are not listed. Newest first, so they are the page's tail.
-    const line = this.window.ledgerDays > 0 ? retentionLine(this.window) : -Infinity;
+    const line = this.window.ledgerDays > 0 ? retentionLine(this.window.now(), this.window.ledgerDays) : -Infinity;
     const deliveries = stored.filter((r) => r.at.getTime() >= line);
     const last = deliveries.at(-1);
     return { deliveries, next_before: deliveries.length === limit && last ? cursorOf(last) : null };

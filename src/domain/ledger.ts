@@ -3,6 +3,11 @@ import { DeliveryRuns, type LedgerRepository, type QueuedDelivery } from '../sto
 /** A clock: tests move it instead of sleeping. */
 export type Clock = () => Date;
 
+export const DAY_MS = 86_400_000;
+
+/** The time `days` (LEDGER_DAYS) before `now`, in milliseconds: records older than it are past retention. */
+export const retentionLine = (now: Date, days: number): number => now.getTime() - days * DAY_MS;
+
 export interface LedgerOptions {
   /** LEDGER_DAYS: records older than this go. */
   retentionDays: number;
@@ -87,7 +92,7 @@ export class DeliveryLedger {
 
   /** Deletes records older than LEDGER_DAYS, batch by batch; returns how many went. */
   async sweep(): Promise<number> {
-    const before = new Date(this.now().getTime() - this.options.retentionDays * 86_400_000);
+    const before = new Date(retentionLine(this.now(), this.options.retentionDays));
     const batch = this.options.retentionBatch ?? 1_000;
     let total = 0;
     for (;;) {

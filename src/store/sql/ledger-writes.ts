@@ -49,7 +49,7 @@ const KINDS: Record<(typeof COLUMNS)[number], ColumnKind> = {
 /** The plain INSERT's rows: the columns. */
 const ROW_KINDS: readonly ColumnKind[] = COLUMNS.map((c) => KINDS[c]);
 /** The guarded INSERT's rows: the columns, then whether the run may have continued a stored one (1/0). */
-const INSERT_KINDS: readonly ColumnKind[] = [...COLUMNS.map((c) => KINDS[c]), 'integer'];
+const INSERT_KINDS: readonly ColumnKind[] = [...ROW_KINDS, 'integer'];
 /** What a continued run must share with the stored one, besides its consumer. */
 const SHAPE = ['key_id', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'finished'] as const;
 /**

@@ -9,6 +9,7 @@ import { publicationEvent } from '../../src/model/webhook-events.js';
 import { DeliveryRuns, type DeliveryRecord } from '../../src/store/delivery-types.js';
 import { openDatabase } from '../../src/store/factory.js';
 import { OUTBOX_APPLICATION_NAME, OUTBOX_CHANNEL } from '../../src/store/postgres/outbox-watch.js';
+import { ANY_DUE_SQL } from '../../src/store/sql/outbox.js';
 import type { Database, OutboxRepository } from '../../src/store/types.js';
 import { createTestDatabase, DIALECTS, terminateBackends, type TestDatabase } from '../support/dialects.js';
 import { ISSUED_KEYS, publishJson, storeWithKey } from '../support/test-app.js';
@@ -328,3 +329,43 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('webhooks (sqlite): the sender beside another process that writes', () => {
+  test("an idle outbox's claim only reads: another process's write in progress neither holds it up nor refuses it", async () => {
+    const own = await createTestDatabase('sqlite');
+    const { default: Sqlite } = await import('better-sqlite3');
+    const other = new Sqlite(own.url.slice('sqlite:'.length));
+    try {
+      await storeWithKey(own.db, 'hooks-beside');
+      // Nothing is sent here: the address is only what the claim answers.
+      const url = 'http://127.0.0.1:9/hooks-beside';
+      await addWebhook(own.db, { storeId: 'hooks-beside', url, events: ['price_list.published'] }, LOCAL);
+      // Another process is mid-publication: it holds the write lock. An UPDATE here would wait
+      // out the busy timeout (the event loop with it), then fail with "database is locked".
+      other.exec('BEGIN IMMEDIATE');
+      const now = new Date();
+      assert.equal(await own.db.deliveries.outbox.claim('sender-a', now, new Date(now.getTime() + 30_000)), null);
+      other.exec('ROLLBACK');
+      // With a message due, the claim still takes its webhook.
+      await publishJson(own.db, 'hooks-beside', items(10));
+      const claimed = await own.db.deliveries.outbox.claim('sender-a', new Date(), new Date(Date.now() + 30_000));
+      assert.equal(claimed?.url, url);
+    } finally {
+      other.close();
+      await own.drop();
+    }
+  });
+
+  test('the first look reads the index of pending messages, not the outbox', async () => {
+    const own = await createTestDatabase('sqlite');
+    const { default: Sqlite } = await import('better-sqlite3');
+    const raw = new Sqlite(own.url.slice('sqlite:'.length), { readonly: true });
+    try {
+      const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${ANY_DUE_SQL}`).all(0) as { detail: string }[]).map((step) => step.detail).join('; ');
+      assert.match(plan, /USING (COVERING )?INDEX webhook_outbox_due/);
+    } finally {
+      raw.close();
+      await own.drop();
+    }
+  });
+});

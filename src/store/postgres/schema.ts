@@ -298,6 +298,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER outbox_announced AFTER INSERT ON webhook_outbox FOR EACH STATEMENT
     EXECUTE FUNCTION announce_outbox();
   `,
+  // The webhook sender's first look (sql/outbox.ts, claim): is any pending message due? Read
+  // from an index of the pending messages alone, however many delivered ones the outbox keeps.
+  `
+  CREATE INDEX webhook_outbox_due ON webhook_outbox(next_attempt_at) WHERE state = 'pending';
+  `,
 ];
 
 /**

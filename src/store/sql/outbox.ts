@@ -26,6 +26,9 @@ export function* enqueueSteps(d: Pick<DeliverySql, 'timeParam'>, event: OutboxEv
 /** The oldest pending message of the webhook `w`: only it may be sent (in order per webhook). */
 const HEAD_DUE = `(SELECT o.next_attempt_at FROM webhook_outbox o WHERE o.webhook_id = w.id AND o.state = 'pending' ORDER BY o.id LIMIT 1) <= ?`;
 
+/** Whether any pending message is due (`?`: now): the claim's first look, a read (see claim). */
+export const ANY_DUE_SQL = `SELECT 1 AS due FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= ? LIMIT 1`;
+
 /** The durable outbox (CONTRACT §13), one SQL text for both dialects but the claim's lock clause. */
 export class SqlOutboxRepository implements OutboxRepository {
   constructor(private readonly d: DeliverySql) {}
@@ -42,6 +45,14 @@ export class SqlOutboxRepository implements OutboxRepository {
 
   async claim(owner: string, now: Date, leaseUntil: Date): Promise<ClaimedWebhook | null> {
     const at = this.d.timeParam(now);
+    // A read first. The claim's UPDATE takes the database's write lock even when it matches
+    // nothing; on SQLite the main connection then waits for any other process's write (a
+    // publication's batches) to end, the event loop with it, and every publication wakes the
+    // sender there (sqlite/events-file.ts): in a publish storm these waits were a fifth of the
+    // server's main thread (bench/RESULTS.md, "2026-12-07, day"). Reads never wait for a writer.
+    // No pending message due means no webhook's oldest pending one is: the UPDATE would find none.
+    const { rows: due } = await this.d.query({ sql: ANY_DUE_SQL, params: [at], prepared: 'outbox_due' });
+    if (due.length === 0) return null;
     // PostgreSQL: rows another instance is claiming are skipped, not waited for. SQLite has one
     // writer at a time, so the UPDATE alone decides; the lease keeps other processes off the
     // webhook while its message is on the wire.

@@ -295,4 +295,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER key_lookups_list_changed AFTER UPDATE OF id, version, published_at, item_count, available_count, currencies, category_ids, items_of, store_id ON price_lists
     BEGIN INSERT INTO key_lookup_changes (store_id) VALUES (OLD.store_id); INSERT INTO key_lookup_changes (store_id) SELECT NEW.store_id WHERE NEW.store_id IS NOT OLD.store_id; END;
   `,
+  // The webhook sender's first look (sql/outbox.ts, claim): is any pending message due? Read
+  // from an index of the pending messages alone, however many delivered ones the outbox keeps.
+  `
+  CREATE INDEX webhook_outbox_due ON webhook_outbox(next_attempt_at) WHERE state = 'pending';
+  `,
 ];

@@ -144,6 +144,14 @@ export interface SqlDialect {
   readonly items: DialectItems;
 }
 
+/** The [start, end) of each statement's rows when `rows` rows are written `most` at most a statement, as the dialect splits them (rowsInStatement). */
+export function* statementRows(d: Pick<SqlDialect, 'rowsInStatement'>, rows: number, most: number): Generator<[number, number]> {
+  for (let start = 0, end; start < rows; start = end) {
+    end = start + d.rowsInStatement(rows - start, most);
+    yield [start, end];
+  }
+}
+
 /** Runs a write nobody waits for on the event loop: the dialect's `background`, else `query`. */
 export const inBackground = async (d: Pick<SqlDialect, 'background' | 'query'>, query: Query): Promise<QueryResult> =>
   (d.background ? { rows: [], changes: (await d.background([query]))[0] } : d.query(query));
@@ -153,14 +161,6 @@ export const inBackground = async (d: Pick<SqlDialect, 'background' | 'query'>, 
  * look-ups must check for (sqlite/key-lookup-cache.ts), and one commit per statement multiplied
  * the ledger's write cost with many stores (bench/RESULTS.md, "Commits of the ledger and the touches").
  */
-/** The [start, end) of each statement's rows when `rows` rows are written `most` at most a statement, as the dialect splits them (rowsInStatement). */
-export function* statementRows(d: Pick<SqlDialect, 'rowsInStatement'>, rows: number, most: number): Generator<[number, number]> {
-  for (let start = 0, end; start < rows; start = end) {
-    end = start + d.rowsInStatement(rows - start, most);
-    yield [start, end];
-  }
-}
-
 export const inBackgroundTogether = async (d: Pick<SqlDialect, 'background' | 'transaction' | 'query'>, queries: readonly Query[]): Promise<void> => {
   if (queries.length === 0) return;
   if (d.background) {

@@ -49,11 +49,14 @@ export class SqliteDialect implements SqlDialect {
     this.db.pragma('foreign_keys = ON');
     // The CLI may publish while the server runs: wait for the other writer instead of failing.
     this.db.pragma('busy_timeout = 10000');
-    // This connection's reads are random look-ups by index (key look-ups, the guard's and the
-    // changes feed's joins by offer_id): memory-mapped, a page already in the OS cache costs no
-    // read() call. Measured on the changes feed's 10,000 look-up pairs in a 1M-item list
-    // (bench/figures/changes.ts): 250 ms → 150 ms. Address space only; the OS keeps the pages.
-    this.db.pragma('mmap_size = 2147418112');
+    // Read with read(), not memory-mapped (SQLite's default; said here because 725d942 mapped it).
+    // In WAL mode SQLite drops a connection's whole map of the file once another connection has
+    // committed (the CLI or another instance publishing, this process's own write and append
+    // threads), so each page touched after a commit was mapped anew: a page fault a page, ~10 µs
+    // on some hosts. In a publish storm the point reads cost 2–4× more mapped than read()
+    // (bench/RESULTS.md, "2026-12-07, morning"). The big joins mapping once helped (the changes
+    // feed) now run on the page threads, which never mapped (66c7ac1).
+    this.db.pragma('mmap_size = 0');
     // An in-memory database builds its XLSX rows on this connection (sheet-row-sql.ts).
     registerSheetRowFunctions(this.db);
     const extension = options.nativeRecords === false ? null : findRecordsExtension();

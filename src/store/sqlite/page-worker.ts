@@ -11,10 +11,10 @@ import type { PageTask, ThreadData, ThreadReply } from './store-threads.js';
 const { path, recordsExtension } = workerData as ThreadData;
 const db = new Database(path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
-// Not memory-mapped, unlike the main connection: mapped, every page of a list an export reads
-// counts in the process's RSS (+166–219 MiB of file-backed pages for a 1M-item export), for
-// SQLite work ~11 % shorter alone and no difference over HTTP beyond noise (bench/RESULTS.md,
-// "2026-11-26, later night").
+// Not memory-mapped (nor, since 4f64e09, is the main connection): mapped, every page of a list
+// an export reads counts in the process's RSS (+166–219 MiB of file-backed pages for a 1M-item
+// export), for SQLite work ~11 % shorter alone and no difference over HTTP beyond noise
+// (bench/RESULTS.md, "2026-11-26, later night").
 // And with SQLite's own default page cache (2 MB, as the sqlite3 CLI has it), not
 // better-sqlite3's 16 MB: every page the cache holds is memory the thread allocated, so a fresh
 // server's first 100k export filled 1,000–2,000 pages of memory new to the process with it, dear

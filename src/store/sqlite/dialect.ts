@@ -55,7 +55,7 @@ export class SqliteDialect implements SqlDialect {
     // threads), so each page touched after a commit was mapped anew: a page fault a page, ~10 µs
     // on some hosts. In a publish storm the point reads cost 2–4× more mapped than read()
     // (bench/RESULTS.md, "2026-12-07, morning"). The big joins mapping once helped (the changes
-    // feed) now run on the page threads, which never mapped (66c7ac1).
+    // feed) now run on the page threads, unmapped since 66c7ac1.
     this.db.pragma('mmap_size = 0');
     // An in-memory database builds its XLSX rows on this connection (sheet-row-sql.ts).
     registerSheetRowFunctions(this.db);

@@ -319,8 +319,9 @@ try {
       reference: storms.map((storm) => storm.quietP99),
       referenceName: 'the same fetchers in a 2 s window just before the storm',
       goal: '≥ 0.2×: the storm\'s p99 at most 5× the quiet one (fetchers keep their answers while every store publishes; our goal, the issue names none)',
-      met: metInEveryRound(p99Ratios, 0.2),
-      notes: `the worst window of any storm: ${Math.max(...storms.flatMap((storm) => storm.stormP99)).toFixed(1)} ms; ratio per round ${Math.min(...p99Ratios).toFixed(2)}–${Math.max(...p99Ratios).toFixed(2)}`,
+      // A fetcher that timed out (wrk: over 2 s) is a miss whatever the windows' p99 say.
+      met: metInEveryRound(p99Ratios, 0.2) && stormErrors.length === 0,
+      notes: `the worst window of any storm: ${Math.max(...storms.flatMap((storm) => storm.stormP99)).toFixed(1)} ms; ratio per round ${Math.min(...p99Ratios).toFixed(2)}–${Math.max(...p99Ratios).toFixed(2)}; socket errors: ${stormErrors.length === 0 ? 'none' : stormErrors.join(', ')}`,
     });
   }
 } finally {

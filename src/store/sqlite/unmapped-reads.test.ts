@@ -26,7 +26,8 @@ test('no connection of the server maps the database file, also after another con
     await server.migrate();
     await server.stores.create({ id: 's', name: 'S', currency: 'RUB', url: null, company: null });
     assert.equal((await server.stores.get('s'))?.name, 'S');
-    // Another process's commit: the kind after which a mapped connection maps its pages anew.
+    // Another connection's commit, as the CLI's or another instance's: the kind after which a
+    // mapped connection maps its pages anew.
     const other = new Database(path);
     other.prepare("UPDATE stores SET name = 'T' WHERE id = 's'").run();
     // Its pages into the database file (a map holds the file's pages; the WAL's are always read()).

@@ -298,6 +298,7 @@ try {
   }
   if (storms.length > 0) {
     const stormErrors = storms.flatMap((storm) => storm.errors);
+    const socketErrors = `socket errors: ${stormErrors.length === 0 ? 'none' : stormErrors.join(', ')}`;
     emitResult({
       figure: `publish storm: every one of ${STORES.toLocaleString('en-US')} stores republished (${ITEMS} items each) by another process while fetchers revalidate across every key — seconds from the last publication's commit until every store's hot variant is rendered (${dialect})`,
       unit: 's',
@@ -307,7 +308,7 @@ try {
       referenceName: 'none: an absolute time',
       goal: '≤ 10 s (the warming keeps up with the storm; our goal, the issue names none)',
       met: metInEveryRound(storms.map((storm) => storm.lagSeconds), 10, false),
-      notes: `the storm itself (publishing every store one after another) took ${median(storms.map((storm) => storm.publishSeconds)).toFixed(1)} s (${Math.min(...storms.map((storm) => storm.publishSeconds)).toFixed(1)}–${Math.max(...storms.map((storm) => storm.publishSeconds)).toFixed(1)}); every hot variant rendered ${median(storms.map((storm) => storm.allCachedSeconds)).toFixed(1)} s after the first publication; socket errors: ${stormErrors.length === 0 ? 'none' : stormErrors.join(', ')}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      notes: `the storm itself (publishing every store one after another) took ${median(storms.map((storm) => storm.publishSeconds)).toFixed(1)} s (${Math.min(...storms.map((storm) => storm.publishSeconds)).toFixed(1)}–${Math.max(...storms.map((storm) => storm.publishSeconds)).toFixed(1)}); every hot variant rendered ${median(storms.map((storm) => storm.allCachedSeconds)).toFixed(1)} s after the first publication; ${socketErrors}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     });
     // As every ratio of a lower-is-better figure here: the reference ÷ ours (quiet p99 ÷ storm p99).
     const p99Ratios = storms.map((storm) => storm.quietP99 / median(storm.stormP99));
@@ -321,7 +322,7 @@ try {
       goal: '≥ 0.2×: the storm\'s p99 at most 5× the quiet one (fetchers keep their answers while every store publishes; our goal, the issue names none)',
       // A fetcher that timed out (wrk: over 2 s) is a miss whatever the windows' p99 say.
       met: metInEveryRound(p99Ratios, 0.2) && stormErrors.length === 0,
-      notes: `the worst window of any storm: ${Math.max(...storms.flatMap((storm) => storm.stormP99)).toFixed(1)} ms; ratio per round ${Math.min(...p99Ratios).toFixed(2)}–${Math.max(...p99Ratios).toFixed(2)}; socket errors: ${stormErrors.length === 0 ? 'none' : stormErrors.join(', ')}`,
+      notes: `the worst window of any storm: ${Math.max(...storms.flatMap((storm) => storm.stormP99)).toFixed(1)} ms; ratio per round ${Math.min(...p99Ratios).toFixed(2)}–${Math.max(...p99Ratios).toFixed(2)}; ${socketErrors}`,
     });
   }
 } finally {

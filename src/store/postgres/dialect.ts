@@ -56,6 +56,16 @@ function numberPlaceholders(sql: string): string {
  */
 const PIN_SESSION = 'SET extra_float_digits = 1';
 
+/**
+ * Set on each pooled connection as it opens. The planner guesses a list's rows from price_items'
+ * size (~20,000 at 5M rows, where a store's list held 200), and once a statement's guessed cost
+ * passed jit_above_cost every publication's change recording compiled its expressions first: a
+ * publish storm of 5,000 stores took twice as long from its fifth round (bench/RESULTS.md,
+ * "2026-12-07, noon"). A SET, not the startup packet's `options`: PgBouncer refuses a connection
+ * that asks for startup parameters it does not know (test/multi-instance/pgbouncer.test.ts).
+ */
+const NO_JIT = 'SET jit = off';
+
 /** The pooled connections' name in pg_stat_activity (the listeners have their own). */
 export const POOL_APPLICATION_NAME = 'price-export';
 
@@ -83,14 +93,14 @@ export class PostgresDialect implements SqlDialect {
     // ones are noticed by TCP keepalive; request-path reads carry their own timeout (REQUEST_READ_MS).
     // Named in pg_stat_activity, as the listening connections are, so an operator can count a
     // fleet's connections against max_connections (an application_name in the URL wins).
-    // No JIT: the planner guesses a list's rows from price_items' size (~20,000 at 5M rows, where a
-    // store's list held 200), and once a statement's guessed cost passed jit_above_cost every
-    // publication's change recording compiled its expressions first: a publish storm of 5,000
-    // stores took twice as long from its fifth round (bench/RESULTS.md, "2026-12-07, noon").
     this.pool = new pg.Pool({
       connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true, stream: connectionSocket,
-      application_name: POOL_APPLICATION_NAME, options: '-c jit=off', ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
+      application_name: POOL_APPLICATION_NAME, ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
     });
+    // Queued before any query of the new connection, so it runs first (node-postgres runs a
+    // connection's queries in order); a failure leaves the server's default, and the next query
+    // on a broken connection reports the outage.
+    this.pool.on('connect', (client) => void client.query(NO_JIT).catch(() => undefined));
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});

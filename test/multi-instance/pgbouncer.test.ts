@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PostgresDialect } from '../../src/store/postgres/dialect.js';
 import { adminCaller } from '../support/admin-client.js';
 import { pgbouncerInstalled, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
-import { createEmptyDatabase, freePort, startServer, type ServerProcess } from './processes.js';
+import { until } from '../support/until.js';
+import { createEmptyDatabase, freePort, runCli, startServer, type ServerProcess } from './processes.js';
 
 /**
  * README's "Deployment on PostgreSQL" lets a connection pooler in session mode stand between
@@ -35,17 +39,20 @@ describe('behind PgBouncer in session mode', { skip }, () => {
   let via: string;
   let server: ServerProcess | undefined;
   let adminBase = '';
+  let tmp = '';
   const admin = adminCaller(() => adminBase, ADMIN_TOKEN);
 
   before(async () => {
     bouncer = await startPgBouncer(PG!);
     db = await createEmptyDatabase(PG!);
     via = bouncer.through(db.url);
+    tmp = mkdtempSync(join(tmpdir(), 'price-export-pgbouncer-test-'));
   });
   after(async () => {
     await server?.stop();
     await bouncer?.stop();
     await db?.drop();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
   test("the pool's connections open through it, and run without JIT", async () => {
@@ -59,9 +66,9 @@ describe('behind PgBouncer in session mode', { skip }, () => {
     }
   });
 
-  test('an instance migrates, publishes and serves exports through it', async () => {
+  test('an instance migrates, publishes and serves exports through it, and hears of a publication by the command line through it', async () => {
     const [port, adminPort] = await Promise.all([freePort(), freePort()]);
-    server = await startServer(port, { DATABASE_URL: via, ADMIN_TOKEN, ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', NODE_ENV: 'production' }, [adminPort]);
+    server = await startServer(port, { DATABASE_URL: via, ADMIN_TOKEN, ADMIN_PORT: String(adminPort), LOG_LEVEL: 'info', NODE_ENV: 'production' }, [adminPort]);
     adminBase = `http://127.0.0.1:${adminPort}`;
     await admin('POST', '/admin/stores', JSON.stringify({ id: SHOP, name: 'Behind PgBouncer' }));
     const key = (await admin('POST', `/admin/stores/${SHOP}/keys`, JSON.stringify({ label: 'pgbouncer test' }))).value as string;
@@ -81,5 +88,22 @@ describe('behind PgBouncer in session mode', { skip }, () => {
     await admin('POST', `/admin/stores/${SHOP}/price-lists`, `${[...lines, '{"offer_id":"C-3","name":"Cup","price":5}'].join('\n')}\n`, 'application/x-ndjson');
     const me = await fetch(`${server.base}/api/me`, { headers: { 'x-api-key': key } });
     assert.equal(((await me.json()) as { price_list: { version: number } }).price_list.version, 2);
+
+    // Another process publishes through PgBouncer too, and the instance hears of it on its LISTEN
+    // connection: it warms the variant asked for above (once its demand is written, within a second).
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await until('the demand in the database', async () => (await client.query('SELECT count(*)::int AS n FROM variant_demand WHERE store_id = $1', [SHOP])).rows[0].n >= 1);
+    } finally {
+      await client.end();
+    }
+    const file = join(tmp, 'third.ndjson');
+    writeFileSync(file, `${[...lines, '{"offer_id":"C-3","name":"Cup","price":6}'].join('\n')}\n`);
+    assert.match((await runCli(['publish', '--store', SHOP, file], { DATABASE_URL: via })).stdout, /^version 3: published/);
+    const warmed = (line: string) => line.includes('hot variants warmed') && line.includes(`"storeId":"${SHOP}"`) && line.includes('"version":3');
+    await until('the instance to warm version 3', () => server!.output().split('\n').some(warmed));
+    assert.ok(!server.output().includes(key), 'the key appeared in the log');
   });
 });

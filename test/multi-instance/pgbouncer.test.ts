@@ -13,9 +13,9 @@ import { createEmptyDatabase, freePort, runCli, startServer, type ServerProcess 
 /**
  * README's "Deployment on PostgreSQL" lets a connection pooler in session mode stand between
  * the instances and PostgreSQL. PgBouncer (Debian's, 1.18) takes only the startup parameters it
- * knows: a connection that asks for `options` (`-c jit=off` once was, a472cd4) is refused before
- * it starts, so every instance behind it failed. The session's settings are made by SET after
- * connecting instead.
+ * knows: a connection that asks for `options` (as the pool's did from a472cd4, for `-c jit=off`)
+ * is refused before it starts, so no instance could start behind it. The session's settings are
+ * made by SET after connecting instead.
  */
 const PG = process.env.PRICE_EXPORT_TEST_PG_URL;
 const skip = !PG

@@ -49,22 +49,18 @@ function numberPlaceholders(sql: string): string {
 }
 
 /**
- * Set once on each connection a COPY or a transaction checks out (checkOut): JSON exports print
- * amounts with float8's shortest text (json-sql.ts pgJsonMoney), which needs extra_float_digits
- * ≥ 1 (the default since PostgreSQL 12); a server or database configured otherwise would print
- * other digits.
+ * Set on each pooled connection as it opens, before its first query (the pool's onConnect), as
+ * `SET`s, not the startup packet's `options`: PgBouncer refuses a connection that asks for
+ * startup parameters it does not know (test/multi-instance/pgbouncer.test.ts).
+ * - extra_float_digits ≥ 1 (the default since PostgreSQL 12): JSON exports print amounts with
+ *   float8's shortest text (json-sql.ts pgJsonMoney); a server or database configured otherwise
+ *   would print other digits.
+ * - No JIT: the planner guesses a list's rows from price_items' size (~20,000 at 5M rows, where a
+ *   store's list held 200), and once a statement's guessed cost passed jit_above_cost every
+ *   publication's change recording compiled its expressions first: a publish storm of 5,000
+ *   stores took twice as long from its fifth round (bench/RESULTS.md, "2026-12-07, noon").
  */
-const PIN_SESSION = 'SET extra_float_digits = 1';
-
-/**
- * Set on each pooled connection as it opens. The planner guesses a list's rows from price_items'
- * size (~20,000 at 5M rows, where a store's list held 200), and once a statement's guessed cost
- * passed jit_above_cost every publication's change recording compiled its expressions first: a
- * publish storm of 5,000 stores took twice as long from its fifth round (bench/RESULTS.md,
- * "2026-12-07, noon"). A SET, not the startup packet's `options`: PgBouncer refuses a connection
- * that asks for startup parameters it does not know (test/multi-instance/pgbouncer.test.ts).
- */
-const NO_JIT = 'SET jit = off';
+const SESSION_SETTINGS = 'SET extra_float_digits = 1; SET jit = off';
 
 /** The pooled connections' name in pg_stat_activity (the listeners have their own). */
 export const POOL_APPLICATION_NAME = 'price-export';
@@ -96,11 +92,11 @@ export class PostgresDialect implements SqlDialect {
     this.pool = new pg.Pool({
       connectionString: databaseUrl, types: TYPES, connectionTimeoutMillis: 3_000, keepAlive: true, stream: connectionSocket,
       application_name: POOL_APPLICATION_NAME, ...(options.poolSize === undefined ? {} : { max: options.poolSize }),
+      // Awaited before the connection is handed out; if it fails, the pool ends the connection and
+      // its caller gets the error. Timed as a request's read: a connection that went silent must
+      // not hold its caller forever.
+      onConnect: async (client) => { await client.query(timed({ text: SESSION_SETTINGS })); },
     });
-    // Queued before any query of the new connection, so it runs first (node-postgres runs a
-    // connection's queries in order); a failure leaves the server's default, and the next query
-    // on a broken connection reports the outage.
-    this.pool.on('connect', (client) => void client.query(NO_JIT).catch(() => undefined));
     // An idle client whose server went away emits 'error'; without a listener that kills the
     // process. The pool drops the client, and the next query reports the outage (ping → 503).
     this.pool.on('error', () => {});
@@ -112,8 +108,6 @@ export class PostgresDialect implements SqlDialect {
 
   private readonly databaseUrl: string;
   private readonly watches = new Set<PostgresListener>();
-  /** Pooled connections whose session PIN_SESSION has set. */
-  private readonly pinned = new WeakSet<pg.PoolClient>();
 
   /** Its own connection, outside the pool: a LISTEN lives as long as its session. */
   publicationFeed(): PostgresPublicationFeed {
@@ -317,17 +311,6 @@ export class PostgresDialect implements SqlDialect {
     let lostWith: Error | undefined;
     const onError = (error: Error) => { lostWith = error; };
     client.on('error', onError);
-    if (!this.pinned.has(client)) {
-      try {
-        // Timed as a request's read: a connection that went silent must not hold its caller forever.
-        await client.query(timed({ text: PIN_SESSION }));
-      } catch (error) {
-        client.off('error', onError);
-        client.release(error as Error);
-        throw error;
-      }
-      this.pinned.add(client);
-    }
     return {
       client,
       lost: () => lostWith,

@@ -40,7 +40,7 @@ function anyRowRecord(spec: JsonRecordSpec): string {
  * when extra_float_digits ≥ 1, as JavaScript does, and the quotient is the same IEEE division:
  * equal to JavaScript's text for every amount up to 2^53 (the contract test checks the awkward
  * ones; 305k random amounts were checked once). The dialect sets extra_float_digits to 1 on
- * each connection it checks out for a COPY (dialect.ts checkOut), whatever the server's
+ * each pooled connection as it opens (dialect.ts SESSION_SETTINGS), whatever the server's
  * setting. SQLite's integer rule (sqlite/json-number-sql.ts; its printf is not correctly
  * rounded) made every PostgreSQL page plan two subqueries, ~2 ms a page whatever its rows, and
  * its exact decimal cost 35 ms per 100k pairs of amounts against 27 (bench/RESULTS.md,

@@ -35,10 +35,13 @@
  * CSV and TSV against `sqlite3 -csv` (as the issue measured), XLSX against libxlsxwriter (C,
  * constant_memory) writing the same cells from the same rows (bench/references/xlsx-reference.c,
  * built here with `cc`; needs Debian's libxlsxwriter-dev and libsqlite3-dev). Goal ≥ 2.0×.
+ * `--per-round K` times K first downloads (K fresh servers, or K stores on a running one) against
+ * K runs of the client in each round, instead of one: a 100k-item render takes 60–150 ms, short
+ * enough on a shared machine for one scheduling hiccup on either side to decide a round.
  * `--categories N` spreads the items over N three-level category paths instead of 40 (a large
  * catalogue's tree: YML's offers look up each item's category id).
  *
- *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--server fresh|running] [--client node|curl] [--service built|tsx] [--quick] [--database-url postgres://…]
+ *   node --import tsx bench/figures/first-json-xml.ts [--rounds 5] [--items 100000] [--formats json,xml,yml] [--dialects sqlite,postgresql] [--categories N] [--server fresh|running] [--client node|curl] [--service built|tsx] [--per-round K] [--quick] [--database-url postgres://…]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -66,6 +69,7 @@ const { values: args } = parseArgs({
     server: { type: 'string', default: 'fresh' },
     client: { type: 'string', default: 'node' },
     service: { type: 'string', default: 'built' },
+    'per-round': { type: 'string', default: '1' },
   },
 });
 if (args.client !== 'node' && args.client !== 'curl') throw new Error('--client: node or curl');
@@ -74,6 +78,8 @@ if (args.service !== 'built' && args.service !== 'tsx') throw new Error('--servi
 /** One running server for all rounds, each round a store of its own (see the top). */
 const RUNNING = args.server === 'running';
 const ROUNDS = Math.max(5, Number(args.rounds));
+/** First downloads (and client runs) a round times together: one 100k-item render takes ~60–150 ms, short enough for a scheduling hiccup to decide a round. */
+const PER_ROUND = Math.max(1, Number(args['per-round']));
 const ITEMS = Number(args.items ?? (args.quick ? 20_000 : 100_000));
 const FORMATS = args.formats.split(',');
 const CATEGORIES = args.categories === undefined ? undefined : categoryPaths(Number(args.categories));
@@ -156,6 +162,9 @@ function cpuNote(rounds: readonly RoundCpu[], dialect: string, processName: stri
 }
 
 const ms = (seconds: number) => (seconds * 1000).toFixed(0);
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+/** A round's CPU over its downloads (or client runs). */
+const summed = (cpus: readonly RoundCpu[]): RoundCpu => ({ process: sum(cpus.map((c) => c.process)), postgres: sum(cpus.map((c) => c.postgres)), httpClient: sum(cpus.map((c) => c.httpClient)) });
 
 type Download = { seconds: number; bytes: number; firstByteSeconds: number; rssGrowthMiB: number; cpu: RoundCpu };
 
@@ -268,7 +277,7 @@ async function measure(dialect: Dialect): Promise<void> {
     console.log(`${dialect.name}: ${fmt(ITEMS)} items published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     for (const format of RUNNING ? FORMATS : []) {
       const keys: string[] = [];
-      for (let round = 0; round < ROUNDS; round++) keys.push(await benchStore(db, `bench-${format}-${round}`, ITEMS, CATEGORIES));
+      for (let round = 0; round < ROUNDS * PER_ROUND; round++) keys.push(await benchStore(db, `bench-${format}-${round}`, ITEMS, CATEGORIES));
       roundKeys.set(format, keys);
     }
   } finally {
@@ -298,19 +307,21 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
   const rounds = await alternatingRounds(
     ROUNDS,
     async () => {
-      const run = running ? await timedDownload(running.server, format, running.keys.shift()!) : await firstDownload(format, dialect.databaseUrl, key);
-      bytes.ours = run.bytes;
-      firstBytes.push(run.firstByteSeconds);
-      rssGrowth.push(run.rssGrowthMiB);
-      cpu.ours.push(run.cpu);
-      return ITEMS / run.seconds;
+      const runs: Download[] = [];
+      for (let k = 0; k < PER_ROUND; k++) runs.push(running ? await timedDownload(running.server, format, running.keys.shift()!) : await firstDownload(format, dialect.databaseUrl, key));
+      bytes.ours = runs[0].bytes;
+      firstBytes.push(...runs.map((run) => run.firstByteSeconds));
+      rssGrowth.push(...runs.map((run) => run.rssGrowthMiB));
+      cpu.ours.push(summed(runs.map((run) => run.cpu)));
+      return (ITEMS * PER_ROUND) / sum(runs.map((run) => run.seconds));
     },
     async () => {
-      const run = await timedClient(file, clientArgs);
+      const runs: Awaited<ReturnType<typeof timedClient>>[] = [];
+      for (let k = 0; k < PER_ROUND; k++) runs.push(await timedClient(file, clientArgs));
       // The XLSX reference writes its workbook to a file, not to stdout.
-      bytes.theirs = output === undefined ? run.bytes : statSync(output).size;
-      cpu.theirs.push(run.cpu);
-      return ITEMS / run.seconds;
+      bytes.theirs = output === undefined ? runs[0].bytes : statSync(output).size;
+      cpu.theirs.push(summed(runs.map((run) => run.cpu)));
+      return (ITEMS * PER_ROUND) / sum(runs.map((run) => run.seconds));
     },
   );
   load.push(loadavg()[0]);
@@ -324,7 +335,7 @@ async function measureFormat(dialect: Dialect, format: string, key: string, file
     referenceName: dialect.reference(format),
     goal: `≥ ${dialect.goal(format).toFixed(1)}×`,
     met: metInEveryRound(ratios, dialect.goal(format)),
-    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; CPU ms a round, median (min–max): ours ${cpuNote(cpu.ours, dialect.name, 'the service')}; the reference ${cpuNote(cpu.theirs, dialect.name, 'the client')}; ${SERVICE_NOTE}; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
+    notes: `${(bytes.ours / 2 ** 20).toFixed(1)} MiB of ${format.toUpperCase()} against the client's ${(bytes.theirs / 2 ** 20).toFixed(1)} MiB; first byte after a median ${(median(firstBytes) * 1000).toFixed(0)} ms; server RSS +${median(rssGrowth).toFixed(0)} MiB (max +${Math.max(...rssGrowth).toFixed(0)}) over idle; ${PER_ROUND > 1 ? `a round ${PER_ROUND} first downloads against ${PER_ROUND} runs of the client, timed together; ` : ''}CPU ms a round, median (min–max): ours ${cpuNote(cpu.ours, dialect.name, 'the service')}; the reference ${cpuNote(cpu.theirs, dialect.name, 'the client')}; ${SERVICE_NOTE}; ${availableParallelism()} CPUs, load ${load.map((l) => l.toFixed(2)).join(' → ')}`,
   });
 }
 

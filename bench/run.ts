@@ -13,7 +13,7 @@
  * runs as its own process and reports through bench/lib/bench-result.ts: each figure the median of
  * at least five alternating rounds with min–max.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ import { renderResults, type Figure } from './results.js';
 import { wrk } from './wrk.js';
 import { RESULT_PREFIX, roundRatios, spread, type BenchResult, metInEveryRound } from './lib/bench-result.js';
 import { builtServiceCommand } from './lib/built-service.js';
+import { startAddressPrinting } from './lib/address-printing-child.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -289,8 +290,7 @@ async function repeatDownloads(): Promise<void> {
 }
 
 async function revalidations(): Promise<void> {
-  const bare = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/bare-fastify.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const bareUrl = await new Promise<string>((resolve) => bare.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+  const { child: bare, address: bareUrl } = await startAddressPrinting('bench/bare-fastify.ts');
   try {
     const result = await withServer([], async (s) => {
       const { url, etag } = await cachedCsvUrl(s);

@@ -18,11 +18,11 @@
  *
  *   node --import tsx bench/figures/accel.ts [--rounds 5] [--warm-up 1] [--quick]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchStore } from '../bench-data.js';
+import { startAddressPrinting } from '../lib/address-printing-child.js';
 import { alternatingRounds, emitResult, roundRatios, metInEveryRound, spread } from '../lib/bench-result.js';
 import { cpuSeconds, minorFaults, startServer as startProfiled } from '../server-process.js';
 import { wrk } from '../wrk.js';
@@ -125,8 +125,9 @@ try {
     const alone = () => run(`${front.base}/static/prices.csv`, 'nginx alone (static file)');
     const bare = () => run(floorUrl, 'nginx + bare hand-off (the floor)');
     const measured = await alternatingRounds(rounds, () => run(`${front.base}${path}`, 'nginx + service (X-Accel-Redirect)'), async (round) => {
-      const [first, second] = round % 2 === 0 ? [await bare(), await alone()] : [await alone(), await bare()];
-      const [floorRate, aloneRate] = round % 2 === 0 ? [first, second] : [second, first];
+      let floorRate = round % 2 === 0 ? await bare() : NaN;
+      const aloneRate = await alone();
+      if (round % 2 !== 0) floorRate = await bare();
       floorRatios.push(floorRate / aloneRate);
       return aloneRate;
     });
@@ -154,8 +155,7 @@ try {
 /** bench/bare-handoff.ts answering with `handOff`'s headers, behind its own nginx configured as the service's front. */
 async function startFloor(handOff: Headers, nginxDir: string, cacheDir: string) {
   const headers = Object.fromEntries([...handOff].filter(([name]) => !HOP_HEADERS.has(name)));
-  const server = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/bare-handoff.ts'), JSON.stringify(headers)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const address = await new Promise<string>((resolve) => server.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+  const { child: server, address } = await startAddressPrinting('bench/bare-handoff.ts', [JSON.stringify(headers)]);
   const front = await startNginxFront(nginxDir, { upstreams: [address], accel: { prefix: PREFIX, cacheDir } });
   return {
     front,

@@ -45,7 +45,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
 import { loadavg, tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -55,6 +54,7 @@ import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, roundRatios, metInEveryRound } from '../lib/bench-result.js';
 import { cpuSeconds, reapedChildrenCpuSeconds, measurePostgresCpu, rssMiB, sampleRss, startServer, type ServerProcess } from '../server-process.js';
 import { createEmptyDatabase } from '../../test/multi-instance/processes.js';
+import { tcpAccepts } from '../../test/support/tcp-accepts.js';
 import { builtServiceCommand, tsxServiceCommand } from '../lib/built-service.js';
 
 const { values: args } = parseArgs({
@@ -100,17 +100,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 5432) }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-    socket.setTimeout(2000, () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
+  return tcpAccepts(hostname, Number(port || 5432));
 }
 
 /** CPU seconds one side of a round kept busy: the service (ours) or the client (the reference), the PostgreSQL processes, this process (ours: the HTTP client). */

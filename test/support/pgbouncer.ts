@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { tcpAccepts } from './tcp-accepts.js';
 import { until } from './until.js';
 
 /** Debian's `pgbouncer` package. */
@@ -70,7 +70,7 @@ export async function startPgBouncer(postgresUrl: string): Promise<PgBouncer> {
   try {
     await until('PgBouncer to listen', () => {
       if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}: ${output}`);
-      return accepts(port);
+      return tcpAccepts('127.0.0.1', port);
     });
   } catch (error) {
     await stop();
@@ -86,14 +86,4 @@ export async function startPgBouncer(postgresUrl: string): Promise<PgBouncer> {
     output: () => output,
     stop,
   };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }

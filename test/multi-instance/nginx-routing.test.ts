@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { nginxInstalled, startNginxFront, type NginxFront } from '../support/nginx-front.js';
 import { until } from '../support/until.js';
+import { untilDemandWritten } from '../support/variant-demand.js';
 import { createEmptyDatabase, freePort, startServer, type ServerProcess } from './processes.js';
 import { adminCaller } from '../support/admin-client.js';
 
@@ -96,14 +97,7 @@ describe('routing by key: one render per variant per publication in a fleet of t
     await until(`${shop}: the renders of version 1 logged`, () => renders(shop, 1) >= VARIANTS.length);
     const first = renders(shop, 1);
     // The demand reaches the database (each instance writes what it served within a second).
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      await until(`${shop}: demand written`, async () => (await client.query('SELECT count(*)::int AS n FROM variant_demand WHERE store_id = $1', [shop])).rows[0].n === VARIANTS.length);
-    } finally {
-      await client.end();
-    }
+    await untilDemandWritten(db.url, shop, (rows) => rows === VARIANTS.length);
     assert.equal((await publish(shop, 'two')).version, 2);
     await until(`${shop}: version 2 warmed by the fleet`, () => warmed(shop) === 2 * fleet.length);
     await fetchAll();

@@ -8,6 +8,7 @@ import { PostgresDialect } from '../../src/store/postgres/dialect.js';
 import { adminCaller } from '../support/admin-client.js';
 import { pgbouncerInstalled, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { until } from '../support/until.js';
+import { untilDemandWritten } from '../support/variant-demand.js';
 import { createEmptyDatabase, freePort, runCli, startServer, type ServerProcess } from './processes.js';
 
 /**
@@ -91,14 +92,7 @@ describe('behind PgBouncer in session mode', { skip }, () => {
 
     // Another process publishes through PgBouncer too, and the instance hears of it on its LISTEN
     // connection: it warms the variant asked for above (once its demand is written, within a second).
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      await until('the demand in the database', async () => (await client.query('SELECT count(*)::int AS n FROM variant_demand WHERE store_id = $1', [SHOP])).rows[0].n >= 1);
-    } finally {
-      await client.end();
-    }
+    await untilDemandWritten(db.url, SHOP, (rows) => rows >= 1, 'the demand in the database');
     const file = join(tmp, 'third.ndjson');
     writeFileSync(file, `${[...lines, '{"offer_id":"C-3","name":"Cup","price":6}'].join('\n')}\n`);
     assert.match((await runCli(['publish', '--store', SHOP, file], { DATABASE_URL: via })).stdout, /^version 3: published/);

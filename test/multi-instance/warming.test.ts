@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { until } from '../support/until.js';
+import { untilDemandWritten } from '../support/variant-demand.js';
 import { createEmptyDatabase, freePort, startServer, type ServerProcess } from './processes.js';
 import { adminCaller } from '../support/admin-client.js';
 
@@ -75,14 +76,7 @@ describe('hot variants are pre-rendered on every instance after a publication on
     for (const { query, coding } of variants) assert.equal((await raw(url(a, query), coding)).status, 200);
 
     // A writes what it served within a second, in one batch: wait until the database has all three.
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      await until('A’s demand in the database', async () => (await client.query('SELECT count(*)::int AS n FROM variant_demand WHERE store_id = $1', [SHOP])).rows[0].n === 3);
-    } finally {
-      await client.end();
-    }
+    await untilDemandWritten(db.url, SHOP, (rows) => rows === 3, 'A’s demand in the database');
 
     assert.equal((await publish('new')).version, 2);
     await until('B to warm version 2', () => b.output().split('\n').some((line) => line.includes('hot variants warmed') && line.includes(`"storeId":"${SHOP}"`) && line.includes('"version":2')));

@@ -2,6 +2,8 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { categoryLevels, parentPath } from '../item-row.js';
 import type { ColumnKind, Query, QueryResult, SqlDialect, Steps } from '../sql/dialect.js';
+import { binaryCopyRows } from './binary-copy-rows.js';
+import { copyIn } from './copy-in.js';
 import { PostgresItems } from './items.js';
 import { copyRecordsModule } from './native-copy-records.js';
 import { oneBufferSocket } from './one-buffer-socket.js';
@@ -122,9 +124,11 @@ export class PostgresDialect implements SqlDialect {
     return () => void watch.close().finally(() => this.watches.delete(watch));
   }
 
-  async query({ sql, params, request, prepared }: Query): Promise<QueryResult> {
-    const config = { name: prepared, text: numberPlaceholders(sql), values: params as unknown[] };
-    const result = await this.pool.query(request ? timed(config) : config);
+  async query(query: Query): Promise<QueryResult> {
+    const { copy } = query;
+    if (copy) return this.withClient(async (client) => ({ rows: [], changes: await copyIn(client, query.sql, [copy]) }));
+    const config = { name: query.prepared, text: numberPlaceholders(query.sql), values: query.params as unknown[] };
+    const result = await this.pool.query(query.request ? timed(config) : config);
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   }
 
@@ -132,7 +136,11 @@ export class PostgresDialect implements SqlDialect {
     return this.clientTransaction(async (client) => {
       let step = steps.next();
       while (!step.done) {
-        const { sql, params, prepared } = step.value;
+        const { sql, params, prepared, copy } = step.value;
+        if (copy) {
+          step = steps.next({ rows: [], changes: await copyIn(client, sql, [copy]) });
+          continue;
+        }
         const result = await client.query({ name: prepared, text: numberPlaceholders(sql), values: params as unknown[] });
         step = steps.next({ rows: result.rows, changes: result.rowCount ?? 0 });
       }
@@ -188,6 +196,10 @@ export class PostgresDialect implements SqlDialect {
       for (let i = column; i < values.length; i += width) of.push(values[i]);
       return of;
     });
+  }
+
+  copyRows(table: string, columns: readonly string[], kinds: readonly ColumnKind[], values: readonly unknown[]): Query {
+    return { sql: `COPY ${table} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`, params: [], copy: binaryCopyRows(kinds, values) };
   }
 
   anyText(column: string): string {

@@ -1,6 +1,4 @@
-import { once } from 'node:events';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordSpec } from '../../model/record-spec.js';
 import type { PriceItem } from '../../model/price-item.js';
 import { ITEM_COLUMNS, itemFromRow, LEGACY_ITEM_COLUMNS } from '../item-row.js';
@@ -16,6 +14,7 @@ import { compilePgXmlRecord } from './xml-sql.js';
 import { compilePgYmlRecord } from './yml-sql.js';
 import { CopyRecordsQuery, type CopyParser } from './copy-out.js';
 import { CopyBytes } from './copy-bytes.js';
+import { copyIn } from './copy-in.js';
 import { nativeCopyPlan, type CopyRecordsModule } from './native-copy-records.js';
 import { pageIndexSql, PAGES_IN_FLIGHT, recordPages } from './record-pages.js';
 import { compilePgSheetRow, fillTextCells } from './sheet-row-sql.js';
@@ -293,14 +292,6 @@ interface CopyData {
 
 /** The batch's rows into `table`: one COPY for each format it has rows in (item-rows/copy-rows.ts). */
 async function copyInto(client: pg.ClientBase, table: string, data: CopyData): Promise<void> {
-  if (data.text !== null) await copyPieces(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN`, [data.text]);
-  if (data.binary.length > 0) await copyPieces(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN (FORMAT binary)`, [BINARY_COPY_HEADER, ...data.binary, BINARY_COPY_TRAILER]);
-}
-
-async function copyPieces(client: pg.ClientBase, sql: string, pieces: readonly Buffer[]): Promise<void> {
-  const stream = client.query(copyFrom(sql));
-  const done = once(stream, 'finish');
-  for (const piece of pieces.slice(0, -1)) stream.write(piece);
-  stream.end(pieces[pieces.length - 1]);
-  await done;
+  if (data.text !== null) await copyIn(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN`, [data.text]);
+  if (data.binary.length > 0) await copyIn(client, `COPY ${table} (${COPY_ROW_COLUMNS}) FROM STDIN (FORMAT binary)`, [BINARY_COPY_HEADER, ...data.binary, BINARY_COPY_TRAILER]);
 }

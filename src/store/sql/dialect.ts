@@ -29,6 +29,8 @@ export interface Query {
    * sent dozens of times a second is parsed and planned once a connection; one name, one text.
    */
   prepared?: string;
+  /** PostgreSQL: `sql` is a `COPY … FROM STDIN` and these are its data (SqlDialect.copyRows); no params. */
+  copy?: Buffer;
 }
 
 export interface QueryResult {
@@ -91,6 +93,12 @@ export interface SqlDialect {
    * most), so that the texts a dialect prepares stay few whatever the number of rows.
    */
   rowsInStatement(left: number, most: number): number;
+  /**
+   * One statement inserting rows of these kinds (values in row order, as rowsParams takes
+   * them) into `table`'s `columns`, where the dialect has a cheaper way than an INSERT of a
+   * rowsQuery: PostgreSQL's binary COPY (postgres/binary-copy-rows.ts). Absent: the INSERT.
+   */
+  copyRows?(table: string, columns: readonly string[], kinds: readonly ColumnKind[], values: readonly unknown[]): Query;
 
   /** SQL: the database clock now, as a time column holds it (read under the write lock in a transaction). */
   readonly now: string;

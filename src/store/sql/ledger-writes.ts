@@ -14,13 +14,16 @@ import { lastAtOf, orderedRun, repeatedOf, type OrderedRun } from './ledger-runs
  *
  * 1. UPDATE … FROM (the rows) appends the runs that may continue: their records' triples, `at`
  *    in milliseconds since the epoch, which ledger-runs.ts repeatedAt tells from an offset;
- * 2. INSERT … SELECT … FROM (the rows) adds each of those whose UPDATE did not apply: one is
- *    told by the absence of its consumer's row that ends at the run's last record, began no
- *    later than its first and holds at least its records after the first. Only the UPDATE makes
- *    such a row, but for another instance's answer of the same consumer at the same millisecond
- *    (one run lost then, which the ledger allows);
- * 3. every other run (all of a busy server's batch) goes in plainly, no guard to evaluate: one
- *    binary COPY on PostgreSQL (SqlDialect.copyRows), INSERTs of the rows on SQLite.
+ * 2. INSERT … SELECT … FROM (the rows) adds the runs of every store that has a run the UPDATE
+ *    tried: its other runs, and each tried one whose UPDATE did not apply, told by the absence of
+ *    its consumer's row that ends at the run's last record, began no later than its first and
+ *    holds at least its records after the first. Only the UPDATE makes such a row, but for
+ *    another instance's answer of the same consumer at the same millisecond (one run lost then,
+ *    which the ledger allows);
+ * 3. every other store's runs (all of a busy server's batch) go in plainly, no guard to
+ *    evaluate: one binary COPY on PostgreSQL (SqlDialect.copyRows), INSERTs of the rows on SQLite.
+ *
+ * A store's rows go in the order its runs came (its page lists answers of one millisecond by id).
  *
  * A consumer's runs still never interleave: only its newest row is continued, and only by
  * records at least SELDOM_AFTER_MS newer than its last. Across instances, PostgreSQL's row lock
@@ -47,8 +50,10 @@ const KINDS: Record<(typeof COLUMNS)[number], ColumnKind> = {
   version: 'integer', status: 'integer', bytes_sent: 'bigint', finished: 'boolean', duration_ms: 'integer', client_class: 'text',
   client_address: 'text', last_at: 'time', repeats: 'integer', repeated: 'text',
 };
-/** Both INSERTs' rows: the columns. */
+/** The plain INSERT's rows: the columns. */
 const ROW_KINDS: readonly ColumnKind[] = COLUMNS.map((c) => KINDS[c]);
+/** The guarded INSERT's rows: the columns, then whether the run may have continued a stored one (1/0). */
+const INSERT_KINDS: readonly ColumnKind[] = [...ROW_KINDS, 'integer'];
 /** What a continued run must share with the stored one, besides its consumer. */
 const SHAPE = ['key_id', 'address', 'format', 'profile_id', 'only_available', 'version', 'status', 'finished'] as const;
 /**
@@ -97,8 +102,8 @@ const plainInsertSql = (d: DeliverySql, rows: number): string =>
   `INSERT INTO delivery_ledger (${COLUMNS.join(', ')}) ${d.rowsQuery(ROW_KINDS, rows)}`;
 
 const guardedInsertSql = (d: DeliverySql, rows: number): string => `INSERT INTO delivery_ledger (${COLUMNS.join(', ')})
-  SELECT ${COLUMNS.map((_, i) => column(i + 1)).join(', ')} FROM (${d.rowsQuery(ROW_KINDS, rows)}) AS v
-  WHERE NOT EXISTS (SELECT 1 FROM delivery_ledger n
+  SELECT ${COLUMNS.map((_, i) => column(i + 1)).join(', ')} FROM (${d.rowsQuery(INSERT_KINDS, rows)}) AS v
+  WHERE ${column(COLUMNS.length + 1)} = 0 OR NOT EXISTS (SELECT 1 FROM delivery_ledger n
     WHERE n.store_id = ${valueOf('store_id')} AND n.last_at = ${valueOf('last_at')} AND n.client_class = ${valueOf('client_class')}
       AND n.client_address = ${valueOf('client_address')} AND n.at <= ${valueOf('at')} AND n.repeats >= ${valueOf('repeats')} + 1)`;
 
@@ -137,7 +142,7 @@ export class LedgerWrites {
 
   constructor(private readonly d: DeliverySql) {
     this.update = new RowsStatement(d, CONTINUE_KINDS, continueSql, 'ledger_continue');
-    this.guardedInsert = new RowsStatement(d, ROW_KINDS, guardedInsertSql, 'ledger_insert_guarded');
+    this.guardedInsert = new RowsStatement(d, INSERT_KINDS, guardedInsertSql, 'ledger_insert_guarded');
     this.plainInsert = new RowsStatement(d, ROW_KINDS, plainInsertSql, 'ledger_insert');
   }
 
@@ -147,34 +152,29 @@ export class LedgerWrites {
     const runs = Array.from({ length: batch.runs }, (_, i) => orderedRun(batch, i));
     const mayContinue = this.seldomFirstRuns(batch, runs);
     // In one order across instances: two UPDATEs lock their rows in it, so they never deadlock.
-    const tried = runs.map((_, i) => i).filter((i) => mayContinue[i]).sort((a, b) => compareConsumers(batch, a, b));
+    const continuing = runs.map((_, i) => i).filter((i) => mayContinue[i]).sort((a, b) => compareConsumers(batch, a, b));
     const statements: Query[] = [];
-    for (const [start, end] of statementRows(d, tried.length, ROWS_PER_STATEMENT)) {
+    for (const [start, end] of statementRows(d, continuing.length, ROWS_PER_STATEMENT)) {
       const values: unknown[] = [];
-      for (const i of tried.slice(start, end)) pushContinuation(d, values, batch, i, runs[i]);
+      for (const i of continuing.slice(start, end)) pushContinuation(d, values, batch, i, runs[i]);
       statements.push(this.update.query(values));
     }
-    // The runs tried, each unless its UPDATE applied; then every other run. A consumer's first
-    // run in the batch is the one tried, so its runs keep their order in the rows' ids.
-    for (const [start, end] of statementRows(d, tried.length, ROWS_PER_STATEMENT)) {
+    const { guarded, plain } = byStore(batch, mayContinue);
+    for (const [start, end] of statementRows(d, guarded.length, ROWS_PER_STATEMENT)) {
       const values: unknown[] = [];
-      for (const i of tried.slice(start, end)) pushRow(d, values, batch, i, runs[i]);
+      for (const i of guarded.slice(start, end)) pushRow(d, values, batch, i, runs[i], mayContinue[i]);
       statements.push(this.guardedInsert.query(values));
     }
-    // In store order (a stable sort: a consumer's runs keep theirs): each store's rows go in next
-    // to each other in the ledger's index. Runs in the order they came, each into another store's
-    // place, cost PostgreSQL ~1 µs a row more (bench/RESULTS.md, "2026-12-07, night").
-    const others = runs.map((_, i) => i).filter((i) => !mayContinue[i]).sort((a, b) => compareTexts(batch.storeId[a], batch.storeId[b]));
-    if (others.length === 0) return statements;
+    if (plain.length === 0) return statements;
     if (d.copyRows) {
       const values: unknown[] = [];
-      for (const i of others) pushRow(d, values, batch, i, runs[i]);
+      for (const i of plain) pushRow(d, values, batch, i, runs[i], null);
       statements.push(d.copyRows('delivery_ledger', COLUMNS, ROW_KINDS, values));
       return statements;
     }
-    for (const [start, end] of statementRows(d, others.length, ROWS_PER_STATEMENT)) {
+    for (const [start, end] of statementRows(d, plain.length, ROWS_PER_STATEMENT)) {
       const values: unknown[] = [];
-      for (const i of others.slice(start, end)) pushRow(d, values, batch, i, runs[i]);
+      for (const i of plain.slice(start, end)) pushRow(d, values, batch, i, runs[i], null);
       statements.push(this.plainInsert.query(values));
     }
     return statements;
@@ -205,6 +205,26 @@ export class LedgerWrites {
   }
 }
 
+/**
+ * The batch's runs by store (a stable sort: each store's in the order they came, which is the
+ * order its page lists answers of one millisecond in, by the rows' ids). A store with a run that
+ * may continue a stored one has all its runs inserted by the guarded INSERT; every other store's
+ * go in plainly. In store order, each store's rows go in next to each other in the ledger's index:
+ * runs in the order they came, each into another store's place, cost PostgreSQL ~1 µs a row more
+ * (bench/RESULTS.md, "2026-12-07, night").
+ */
+function byStore(batch: DeliveryRuns, mayContinue: readonly boolean[]): { guarded: number[]; plain: number[] } {
+  const order = Array.from({ length: batch.runs }, (_, i) => i).sort((a, b) => compareTexts(batch.storeId[a], batch.storeId[b]));
+  const guarded: number[] = [];
+  const plain: number[] = [];
+  for (let start = 0, end = 0; start < order.length; start = end) {
+    let anyTried = false;
+    for (end = start; end < order.length && batch.storeId[order[end]] === batch.storeId[order[start]]; end++) anyTried ||= mayContinue[order[end]];
+    (anyTried ? guarded : plain).push(...order.slice(start, end));
+  }
+  return { guarded, plain };
+}
+
 const compareConsumers = (c: DeliveryRuns, a: number, b: number): number =>
   compareTexts(c.storeId[a], c.storeId[b]) || compareTexts(c.clientClass[a], c.clientClass[b]) || compareTexts(c.clientAddress[a], c.clientAddress[b]);
 const compareTexts = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -221,11 +241,12 @@ function pushContinuation(d: DeliverySql, params: unknown[], c: DeliveryRuns, i:
   );
 }
 
-/** The row of run `i`, straight from the batch's columns (no record object per answer). */
-function pushRow(d: DeliverySql, params: unknown[], c: DeliveryRuns, i: number, run: OrderedRun): void {
+/** The row of run `i`, straight from the batch's columns (no record object per answer); `mayContinue` null for a plain INSERT. */
+function pushRow(d: DeliverySql, params: unknown[], c: DeliveryRuns, i: number, run: OrderedRun, mayContinue: boolean | null): void {
   params.push(
     c.storeId[i], c.keyId[i], d.timeParam(new Date(run.atMs)), c.address[i], c.format[i], c.profileId[i], bit(c.onlyAvailable[i]), c.version[i],
     c.status[i], run.bytesSent, bit(c.finished[i]), run.durationMs, c.clientClass[i], c.clientAddress[i],
     d.timeParam(new Date(lastAtOf(run))), run.repeated.length / 3, repeatedOf(run),
   );
+  if (mayContinue !== null) params.push(mayContinue ? 1 : 0);
 }

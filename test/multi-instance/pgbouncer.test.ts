@@ -122,7 +122,7 @@ describe('behind PgBouncer in session mode', { skip }, () => {
     // Answered under a minute before (sql/ledger-writes.ts SELDOM_AFTER_MS): not tried again, so the
     // next batch is a busy server's, which PostgreSQL takes as one binary COPY through the pooler.
     assert.deepEqual([await download(), await download()], [200, 200]);
-    await until('the next two answers in the ledger', async () => (await recorded()).length === 3, 20_000);
+    await until('the next two answers in the ledger', async () => (await recorded()).length === 3);
     assert.deepEqual((await recorded()).map((d) => [d.status, d.format, d.finished]), [[200, 'json', true], [200, 'json', true], [200, 'json', true]]);
     assert.doesNotMatch(server.output(), /delivery ledger write failed/);
   });

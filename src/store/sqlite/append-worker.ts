@@ -21,6 +21,7 @@ import type { DuplicateOffer, SequencedItem } from '../types.js';
 import { INSERT_ITEM_SQL, insertItems } from './item-insert.js';
 import { COPY_ROW_COLUMNS, itemCopyRows } from '../item-rows/copy-rows.js';
 import { loadRecordsExtension } from './records-extension.js';
+import { WAL_AUTOCHECKPOINT_PAGES } from './wal-checkpoint.js';
 
 /** Rows after which the open transaction commits. */
 const ROWS_PER_COMMIT = 20_000;
@@ -38,11 +39,8 @@ const db = new Database(path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 // The CLI or another process may be writing: wait for it instead of failing.
 db.pragma('busy_timeout = 10000');
-// A checkpoint copies the WAL's pages into the file and syncs both; SQLite's default runs one
-// whenever a commit leaves more than 1,000 pages (4 MiB) in the WAL, which a publication's
-// commit always does: at 16,000 pages a page rewritten by several commits is copied once, and
-// 1M lean items published ~10 % faster (bench/RESULTS.md, "2026-11-26: publication commits").
-db.pragma('wal_autocheckpoint = 16000');
+// SQLite's default checkpoints after every publication commit (wal-checkpoint.ts says why not).
+db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
 const insert = db.prepare(INSERT_ITEM_SQL);
 /**
  * Rows in the COPY text format, inserted by the records extension's price_export_copy_rows

@@ -6,11 +6,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { ThreadReply, ThreadTask, WriteStatement } from './store-threads.js';
+import { WAL_AUTOCHECKPOINT_PAGES } from './wal-checkpoint.js';
 
 const db = new Database((workerData as { path: string }).path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 // The server's own connection, the CLI or another process may be writing: wait for it.
 db.pragma('busy_timeout = 10000');
+// SQLite's default checkpoints after nearly every ledger batch (wal-checkpoint.ts says why not).
+db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
 const prepared = new Map<string, Database.Statement>();
 const statement = (sql: string): Database.Statement => {
   let found = prepared.get(sql);

@@ -40,6 +40,13 @@ function timed<T extends object>(config: T, ms = REQUEST_READ_MS): T {
 
 /** Shared SQL's `?` placeholders as `$1, $2, …`, worked out once per text. */
 const numbered = new Map<string, string>();
+/** One statement on a checked-out connection: a COPY with its data, or a (prepared) query. */
+async function runOn(client: pg.ClientBase, { sql, params, prepared, copy }: Query): Promise<QueryResult> {
+  if (copy) return { rows: [], changes: await copyIn(client, sql, [copy]) };
+  const result = await client.query({ name: prepared, text: numberPlaceholders(sql), values: params as unknown[] });
+  return { rows: result.rows, changes: result.rowCount ?? 0 };
+}
+
 function numberPlaceholders(sql: string): string {
   let text = numbered.get(sql);
   if (text === undefined) {
@@ -125,8 +132,8 @@ export class PostgresDialect implements SqlDialect {
   }
 
   async query(query: Query): Promise<QueryResult> {
-    const { copy } = query;
-    if (copy) return this.withClient(async (client) => ({ rows: [], changes: await copyIn(client, query.sql, [copy]) }));
+    // A COPY streams its data on a connection of its own; anything else goes through the pool.
+    if (query.copy) return this.withClient((client) => runOn(client, query));
     const config = { name: query.prepared, text: numberPlaceholders(query.sql), values: query.params as unknown[] };
     const result = await this.pool.query(query.request ? timed(config) : config);
     return { rows: result.rows, changes: result.rowCount ?? 0 };
@@ -135,15 +142,7 @@ export class PostgresDialect implements SqlDialect {
   transaction<T>(steps: Steps<T>): Promise<T> {
     return this.clientTransaction(async (client) => {
       let step = steps.next();
-      while (!step.done) {
-        const { sql, params, prepared, copy } = step.value;
-        if (copy) {
-          step = steps.next({ rows: [], changes: await copyIn(client, sql, [copy]) });
-          continue;
-        }
-        const result = await client.query({ name: prepared, text: numberPlaceholders(sql), values: params as unknown[] });
-        step = steps.next({ rows: result.rows, changes: result.rowCount ?? 0 });
-      }
+      while (!step.done) step = steps.next(await runOn(client, step.value));
       return step.value;
     });
   }

@@ -12,10 +12,12 @@ export interface LedgerOptions {
   /** LEDGER_DAYS: records older than this go. */
   retentionDays: number;
   now?: Clock;
-  /** A batch goes out this often… */
+  /** A batch goes out this long after its first record… */
   flushEveryMs?: number;
-  /** …or as soon as this many records wait. */
-  batchSize?: number;
+  /** …or as soon as it holds this many runs (the rows the batch writes)… */
+  batchRuns?: number;
+  /** …or this many records. */
+  batchRecords?: number;
   /** Records waiting beyond this are dropped (and counted): a stuck database must not grow the heap. */
   maxQueued?: number;
   /** Records deleted per retention statement, so no sweep holds the write lock for long. */
@@ -28,8 +30,8 @@ export interface LedgerOptions {
 /**
  * The delivery ledger's writer (CONTRACT §12). `record` only queues: the request never waits
  * for the database. The queue is written in batches a second after its first record (or at
- * `batchSize`), so a crash loses at most the last second, and an instance nobody asks sets
- * no timer; a full queue drops new records and counts them.
+ * `batchRuns` runs or `batchRecords` records), so a crash loses at most the last second, and an
+ * instance nobody asks sets no timer; a full queue drops new records and counts them.
  * Retention runs off the request path too, in small batches.
  */
 export class DeliveryLedger {
@@ -45,16 +47,23 @@ export class DeliveryLedger {
 
   private readonly now: Clock;
   private readonly flushEveryMs: number;
-  private readonly batchSize: number;
+  private readonly batchRuns: number;
+  private readonly batchRecords: number;
   private readonly maxQueued: number;
 
   constructor(private readonly repository: LedgerRepository, private readonly options: LedgerOptions) {
     this.now = options.now ?? (() => new Date());
     this.flushEveryMs = options.flushEveryMs ?? 1_000;
-    // Each batch is a commit, and every commit makes the servers' caches check the database again
-    // (the key look-ups, store/sqlite/change-signal.ts): at 25,000 answers a second, 500 made it 50 a second.
-    this.batchSize = options.batchSize ?? 5_000;
+    // A batch's cost is its rows, each a run of one consumer's answers in the batch. So a batch
+    // waits its second unless it makes this many rows (~0.1 s of SQLite's write lock) or holds
+    // half the queue's bound. At 5,000 records, as before, 304s across 5,000 stores' keys sent a
+    // batch every ~0.4 s, a row each 1–2 answers (bench/RESULTS.md, "2026-12-07, late night").
+    // Each batch is a commit, too, and every commit makes the servers' caches check the database
+    // again (the key look-ups, store/sqlite/change-signal.ts): at 25,000 answers a second, 500
+    // records a batch made it 50 a second.
+    this.batchRuns = options.batchRuns ?? 10_000;
     this.maxQueued = options.maxQueued ?? 50_000;
+    this.batchRecords = options.batchRecords ?? this.maxQueued / 2;
   }
 
   record(entry: QueuedDelivery): void {
@@ -63,7 +72,7 @@ export class DeliveryLedger {
       return;
     }
     this.queue.push(entry);
-    if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
+    if ((this.queue.runs >= this.batchRuns || this.queue.length >= this.batchRecords) && !this.flushing) void this.flush();
     else if (this.sweepTimer && !this.flushTimer) {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = null;
@@ -76,6 +85,11 @@ export class DeliveryLedger {
   /** Whether a flush is set to run (records wait for it); for tests. */
   get flushPending(): boolean {
     return this.flushTimer !== null;
+  }
+
+  /** Whether a batch is being written; for tests. */
+  get writing(): boolean {
+    return this.flushing !== null;
   }
 
   /** Writes everything queued so far (tests call it instead of waiting for the timer). */

@@ -29,7 +29,7 @@ import { openDatabase } from '../../src/store/factory.js';
 import { benchStore } from '../bench-data.js';
 import { download } from '../http-client.js';
 import { alternatingRounds, emitResult, median, metInEveryRound } from '../lib/bench-result.js';
-import { cpuSeconds, startServer, type ServerProcess } from '../server-process.js';
+import { cpuSeconds, measurePostgresCpu, startServer, type ServerProcess } from '../server-process.js';
 import { wrk, type WrkResult } from '../wrk.js';
 import { freshDatabases } from '../lib/fresh-databases.js';
 
@@ -117,6 +117,20 @@ end
 );
 
 const cycle = (base: string, file: string, seconds = SECONDS): Promise<WrkResult> => wrk(base, { connections: 32, seconds, script: CYCLE_SCRIPT, scriptArgs: [file] });
+
+/** A round of 304s, with the CPU each answer cost the server (and PostgreSQL): steadier on a shared host than the rates. */
+interface Revalidations extends WrkResult {
+  serviceCpuMicros: number;
+  postgresCpuMicros: number;
+}
+
+async function revalidations(server: ServerProcess, file: string): Promise<Revalidations> {
+  const serviceBefore = cpuSeconds(server.pid);
+  const postgresCpu = pgUrl ? measurePostgresCpu() : () => NaN;
+  const run = await cycle(server.base, file);
+  const answers = run.requestsPerSecond * SECONDS;
+  return { ...run, serviceCpuMicros: (1e6 * (cpuSeconds(server.pid) - serviceBefore)) / answers, postgresCpuMicros: (1e6 * postgresCpu()) / answers };
+}
 
 interface Storm {
   /** From the first publication until the server had rendered every store's new hot variant. */
@@ -254,25 +268,31 @@ try {
   const lines = await revalidationLines(fleet, fleetKeys);
   const fleetFile = linesFile('every-key', lines);
   const oneFile = linesFile('one-key', lines.slice(0, 1));
-  const across: WrkResult[] = [];
-  const single: WrkResult[] = [];
+  const across: Revalidations[] = [];
+  const single: Revalidations[] = [];
   const rates = await alternatingRounds(
     ROUNDS,
     async () => {
       const from = monotonicMicros();
-      const run = await cycle(fleet.base, fleetFile);
+      const run = await revalidations(fleet, fleetFile);
       windows.across = { from, to: monotonicMicros() };
       across.push(run);
       return run.requestsPerSecond;
     },
     async () => {
       const from = monotonicMicros();
-      const run = await cycle(fleet.base, oneFile);
+      const run = await revalidations(fleet, oneFile);
       windows.single = { from, to: monotonicMicros() };
       single.push(run);
       return run.requestsPerSecond;
     },
   );
+  const perAnswer = (runs: Revalidations[], of: (run: Revalidations) => number) => {
+    const values = runs.map(of);
+    return `${median(values).toFixed(1)} µs (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
+  };
+  const cpuNotes = `the service's CPU a 304 across keys ${perAnswer(across, (r) => r.serviceCpuMicros)}, one key ${perAnswer(single, (r) => r.serviceCpuMicros)}`
+    + (pgUrl ? `; PostgreSQL's across keys ${perAnswer(across, (r) => r.postgresCpuMicros)}, one key ${perAnswer(single, (r) => r.postgresCpuMicros)}` : '');
   const errors = [...across, ...single].flatMap((run) => run.errors);
   emitResult({
     figure: `304 revalidations/s across all ${STORES.toLocaleString('en-US')} stores' keys ÷ one key's, one instance (${dialect}, 32 connections)`,
@@ -283,7 +303,7 @@ try {
     referenceName: 'the same server revalidating one key',
     goal: '≥ 0.8× (a fleet of keys costs about what one key does)',
     met: metInEveryRound(rates.ours.map((v, i) => v / rates.reference[i]), 0.8) && errors.length === 0,
-    notes: `p50 across keys ${median(across.map((r) => r.p50Ms)).toFixed(2)} ms (one key ${median(single.map((r) => r.p50Ms)).toFixed(2)} ms), p99 ${median(across.map((r) => r.p99Ms)).toFixed(2)} ms (one key ${median(single.map((r) => r.p99Ms)).toFixed(2)} ms); answers other than 304 or socket errors: ${errors.length === 0 ? 'none' : errors.join(', ')}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    notes: `p50 across keys ${median(across.map((r) => r.p50Ms)).toFixed(2)} ms (one key ${median(single.map((r) => r.p50Ms)).toFixed(2)} ms), p99 ${median(across.map((r) => r.p99Ms)).toFixed(2)} ms (one key ${median(single.map((r) => r.p99Ms)).toFixed(2)} ms); ${cpuNotes}; answers other than 304 or socket errors: ${errors.length === 0 ? 'none' : errors.join(', ')}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   });
 
   // The publish storm, in rounds of its own (a storm has no reference to alternate with: its

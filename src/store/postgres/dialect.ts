@@ -40,11 +40,14 @@ function timed<T extends object>(config: T, ms = REQUEST_READ_MS): T {
 
 /** Shared SQL's `?` placeholders as `$1, $2, …`, worked out once per text. */
 const numbered = new Map<string, string>();
+/** A shared-SQL statement as pg's query config: placeholders numbered, prepared under its name if it has one. */
+const pgQuery = ({ sql, params, prepared }: Query) => ({ name: prepared, text: numberPlaceholders(sql), values: params as unknown[] });
+const resultOf = (result: pg.QueryResult): QueryResult => ({ rows: result.rows, changes: result.rowCount ?? 0 });
+
 /** One statement on a checked-out connection: a COPY with its data, or a (prepared) query. */
-async function runOn(client: pg.ClientBase, { sql, params, prepared, copy }: Query): Promise<QueryResult> {
-  if (copy) return { rows: [], changes: await copyIn(client, sql, [copy]) };
-  const result = await client.query({ name: prepared, text: numberPlaceholders(sql), values: params as unknown[] });
-  return { rows: result.rows, changes: result.rowCount ?? 0 };
+async function runOn(client: pg.ClientBase, query: Query): Promise<QueryResult> {
+  if (query.copy) return { rows: [], changes: await copyIn(client, query.sql, [query.copy]) };
+  return resultOf(await client.query(pgQuery(query)));
 }
 
 function numberPlaceholders(sql: string): string {
@@ -134,9 +137,8 @@ export class PostgresDialect implements SqlDialect {
   async query(query: Query): Promise<QueryResult> {
     // A COPY streams its data on a connection of its own; anything else goes through the pool.
     if (query.copy) return this.withClient((client) => runOn(client, query));
-    const config = { name: query.prepared, text: numberPlaceholders(query.sql), values: query.params as unknown[] };
-    const result = await this.pool.query(query.request ? timed(config) : config);
-    return { rows: result.rows, changes: result.rowCount ?? 0 };
+    const config = pgQuery(query);
+    return resultOf(await this.pool.query(query.request ? timed(config) : config));
   }
 
   transaction<T>(steps: Steps<T>): Promise<T> {

@@ -87,6 +87,8 @@ export class DeliveryRuns {
   readonly clientClass: string[] = [];
   readonly clientAddress: string[] = [];
   readonly repeated: (number[] | null)[] = [];
+  /** Whether the run follows an earlier run of its consumer in this queue (only a consumer's first may continue a stored run). */
+  readonly follows: boolean[] = [];
   /** Records held, in all runs. */
   length = 0;
   /**
@@ -127,7 +129,7 @@ export class DeliveryRuns {
       else this.nextOpen[newer] = this.nextOpen[run];
     }
     this.nextOpen.push(newest);
-    this.newestOpen.set(r.store_id, this.start(r));
+    this.newestOpen.set(r.store_id, this.start(r, run !== NONE));
   }
 
   /** Whether r may join the consumer's open run: everything but when, how much and how long is equal, and it has room. */
@@ -139,7 +141,7 @@ export class DeliveryRuns {
   }
 
   /** A new run of r; its index. */
-  private start(r: QueuedDelivery): number {
+  private start(r: QueuedDelivery, follows: boolean): number {
     this.storeId.push(r.store_id);
     this.keyId.push(r.key_id);
     this.address.push(r.address);
@@ -154,6 +156,7 @@ export class DeliveryRuns {
     this.clientClass.push(r.client_class);
     this.clientAddress.push(r.client_address);
     this.repeated.push(null);
+    this.follows.push(follows);
     return this.atMs.push(r.at_ms) - 1;
   }
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RUN_ID_SPACE, RUN_SPAN_MS, type DeliveryRuns } from '../delivery-types.js';
 import { bit, type DeliverySql, type Query } from './delivery-sql.js';
 import { statementRows, type ColumnKind } from './dialect.js';
@@ -67,6 +68,8 @@ const CONTINUE_KIND_OF: Record<(typeof CONTINUE_COLUMNS)[number], ColumnKind> = 
 const CONTINUE_KINDS: readonly ColumnKind[] = CONTINUE_COLUMNS.map((c) => CONTINUE_KIND_OF[c]);
 /** Runs per statement: 18 parameters × 500 stays far below SQLite's and PostgreSQL's bounds. */
 const ROWS_PER_STATEMENT = 500;
+/** Runs a batch's statements take from the main thread between two turns of its event loop: ~1 ms. */
+const RUNS_PER_TURN = 1_000;
 
 const column = (n: number) => `v.column${n}`;
 /** The guarded INSERT's column of a ledger column. */
@@ -146,21 +149,34 @@ export class LedgerWrites {
     this.plainInsert = new RowsStatement(d, ROW_KINDS, plainInsertSql, 'ledger_insert');
   }
 
-  /** The statements that write a batch, in order (one transaction). */
-  statements(batch: DeliveryRuns): Query[] {
+  /**
+   * The statements that write a batch, in order (one transaction), built a slice at a time with
+   * the event loop turning between slices: built at once, a busy server's batch of 5,000 runs
+   * held the main thread 5–10 ms every second, and the requests that came meanwhile waited that
+   * long, most of the 304s' p99 across 5,000 keys (bench/RESULTS.md, "2026-12-08").
+   */
+  async statements(batch: DeliveryRuns): Promise<Query[]> {
     const { d } = this;
-    const runs = Array.from({ length: batch.runs }, (_, i) => orderedRun(batch, i));
-    const mayContinue = this.seldomFirstRuns(batch, runs);
+    const runs: OrderedRun[] = [];
+    const mayContinue: boolean[] = [];
+    for (let i = 0; i < batch.runs; i++) {
+      if (i > 0 && i % RUNS_PER_TURN === 0) await nextTurn();
+      runs.push(orderedRun(batch, i));
+      mayContinue.push(this.seldomFirst(batch, i, runs[i]));
+    }
     // In one order across instances: two UPDATEs lock their rows in it, so they never deadlock.
     const continuing = runs.map((_, i) => i).filter((i) => mayContinue[i]).sort((a, b) => compareConsumers(batch, a, b));
     const statements: Query[] = [];
     for (const [start, end] of statementRows(d, continuing.length, ROWS_PER_STATEMENT)) {
+      await nextTurn();
       const values: unknown[] = [];
       for (const i of continuing.slice(start, end)) pushContinuation(d, values, batch, i, runs[i]);
       statements.push(this.update.query(values));
     }
+    await nextTurn();
     const { guarded, plain } = byStore(batch, mayContinue);
     for (const [start, end] of statementRows(d, guarded.length, ROWS_PER_STATEMENT)) {
+      await nextTurn();
       const values: unknown[] = [];
       for (const i of guarded.slice(start, end)) pushRow(d, values, batch, i, runs[i], mayContinue[i]);
       statements.push(this.guardedInsert.query(values));
@@ -168,11 +184,15 @@ export class LedgerWrites {
     if (plain.length === 0) return statements;
     if (d.copyRows) {
       const values: unknown[] = [];
-      for (const i of plain) pushRow(d, values, batch, i, runs[i], null);
+      for (let p = 0; p < plain.length; p++) {
+        if (p > 0 && p % RUNS_PER_TURN === 0) await nextTurn();
+        pushRow(d, values, batch, plain[p], runs[plain[p]], null);
+      }
       statements.push(d.copyRows('delivery_ledger', COLUMNS, ROW_KINDS, values));
       return statements;
     }
     for (const [start, end] of statementRows(d, plain.length, ROWS_PER_STATEMENT)) {
+      await nextTurn();
       const values: unknown[] = [];
       for (const i of plain.slice(start, end)) pushRow(d, values, batch, i, runs[i], null);
       statements.push(this.plainInsert.query(values));
@@ -181,27 +201,22 @@ export class LedgerWrites {
   }
 
   /**
-   * Per run, whether it may continue a stored run: its consumer's first in the batch, and not
+   * Whether run `i` may continue a stored run: its consumer's first in the batch, and not
    * answered by this writer within SELDOM_AFTER_MS before (the UPDATE would not apply; another
-   * instance's answers only make the gap shorter). Remembers each consumer's newest answer.
+   * instance's answers only make the gap shorter). Remembers the consumer's newest answer.
    */
-  private seldomFirstRuns(batch: DeliveryRuns, runs: readonly OrderedRun[]): boolean[] {
-    const newest = new Map<string, number>();
-    const may: boolean[] = [];
-    for (let i = 0; i < batch.runs; i++) {
-      const consumer = `${batch.storeId[i]}\n${batch.clientClass[i]}\n${batch.clientAddress[i]}`;
-      const before = newest.get(consumer);
-      const last = this.lastAnswer.get(consumer);
-      may.push(before === undefined && (last === undefined || runs[i].atMs - last >= SELDOM_AFTER_MS));
-      newest.set(consumer, Math.max(before ?? 0, lastAtOf(runs[i])));
-    }
-    for (const [consumer, at] of newest) {
-      const was = this.lastAnswer.get(consumer);
+  private seldomFirst(batch: DeliveryRuns, i: number, run: OrderedRun): boolean {
+    const consumer = `${batch.storeId[i]}\n${batch.clientClass[i]}\n${batch.clientAddress[i]}`;
+    // Before this batch's runs for a consumer's first; a later run's is not asked.
+    const last = this.lastAnswer.get(consumer);
+    const at = lastAtOf(run);
+    if (last === undefined || at > last) {
+      // Set anew, so the map's order is the order of last answers and the oldest goes first.
       this.lastAnswer.delete(consumer);
       if (this.lastAnswer.size >= REMEMBERED_CONSUMERS) this.lastAnswer.delete(this.lastAnswer.keys().next().value as string);
-      this.lastAnswer.set(consumer, Math.max(at, was ?? at));
+      this.lastAnswer.set(consumer, at);
     }
-    return may;
+    return !batch.follows[i] && (last === undefined || run.atMs - last >= SELDOM_AFTER_MS);
   }
 }
 

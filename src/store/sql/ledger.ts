@@ -22,7 +22,7 @@ export class SqlLedgerRepository implements LedgerRepository {
 
   async insert(batch: DeliveryRuns): Promise<void> {
     // One commit for the batch (inBackgroundTogether says why); consumers' runs continued (ledger-writes.ts).
-    await inBackgroundTogether(this.d, this.writes.statements(batch));
+    await inBackgroundTogether(this.d, await this.writes.statements(batch));
   }
 
   /**

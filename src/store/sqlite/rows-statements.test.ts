@@ -15,14 +15,14 @@ const dialect = {
   rowsQuery: sqlite.rowsQuery, rowsParams: sqlite.rowsParams, rowsInStatement: sqlite.rowsInStatement, timeParam: (at: Date) => at.getTime(),
 } as unknown as DeliverySql;
 
-test('the ledger\'s batches of 1 to 1,100 runs are written with a few texts, every run once', () => {
+test('the ledger\'s batches of 1 to 1,100 runs are written with a few texts, every run once', async () => {
   const texts = new Set<string>();
   const writes = new LedgerWrites(dialect);
   const T = Date.UTC(2026, 11, 7);
   for (let runs = 1; runs <= 1_100; runs++) {
     // Each consumer new to the writer: every run tried by the UPDATE, then inserted by the guarded INSERT.
     const batch = queuedRuns(Array.from({ length: runs }, (_, i) => queuedDelivery(T + i, { client_address: `${runs}.${i}` })));
-    const statements = writes.statements(batch);
+    const statements = await writes.statements(batch);
     for (const { sql } of statements) texts.add(sql);
     const rowsOf = (kind: string, width: number) => statements.filter((q) => q.sql.startsWith(kind)).reduce((sum, q) => sum + q.params.length / width, 0);
     assert.equal(rowsOf('UPDATE', 16), runs, `${runs} runs: each tried once`);

@@ -166,38 +166,16 @@ export class LedgerWrites {
     }
     // In one order across instances: two UPDATEs lock their rows in it, so they never deadlock.
     const continuing = runs.map((_, i) => i).filter((i) => mayContinue[i]).sort((a, b) => compareConsumers(batch, a, b));
-    const statements: Query[] = [];
-    for (const [start, end] of statementRows(d, continuing.length, ROWS_PER_STATEMENT)) {
-      await nextTurn();
-      const values: unknown[] = [];
-      for (const i of continuing.slice(start, end)) pushContinuation(d, values, batch, i, runs[i]);
-      statements.push(this.update.query(values));
-    }
-    await nextTurn();
     const { guarded, plain } = byStore(batch, mayContinue);
-    for (const [start, end] of statementRows(d, guarded.length, ROWS_PER_STATEMENT)) {
-      await nextTurn();
-      const values: unknown[] = [];
-      for (const i of guarded.slice(start, end)) pushRow(d, values, batch, i, runs[i], mayContinue[i]);
-      statements.push(this.guardedInsert.query(values));
-    }
-    if (plain.length === 0) return statements;
-    if (d.copyRows) {
-      const values: unknown[] = [];
-      for (let p = 0; p < plain.length; p++) {
-        if (p > 0 && p % RUNS_PER_TURN === 0) await nextTurn();
-        pushRow(d, values, batch, plain[p], runs[plain[p]], null);
-      }
-      statements.push(d.copyRows('delivery_ledger', COLUMNS, ROW_KINDS, values));
-      return statements;
-    }
-    for (const [start, end] of statementRows(d, plain.length, ROWS_PER_STATEMENT)) {
-      await nextTurn();
-      const values: unknown[] = [];
-      for (const i of plain.slice(start, end)) pushRow(d, values, batch, i, runs[i], null);
-      statements.push(this.plainInsert.query(values));
-    }
-    return statements;
+    const row = (values: unknown[], i: number) => pushRow(d, values, batch, i, runs[i], null);
+    return [
+      ...await inStatements(d, continuing, ROWS_PER_STATEMENT, (values, i) => pushContinuation(d, values, batch, i, runs[i]), (values) => this.update.query(values)),
+      ...await inStatements(d, guarded, ROWS_PER_STATEMENT, (values, i) => pushRow(d, values, batch, i, runs[i], mayContinue[i]), (values) => this.guardedInsert.query(values)),
+      // Every other store's runs plainly: on PostgreSQL a binary COPY a slice (encoding a batch's 5,000 rows at once took ~5 ms).
+      ...(d.copyRows
+        ? await inStatements(d, plain, RUNS_PER_TURN, row, (values) => d.copyRows!('delivery_ledger', COLUMNS, ROW_KINDS, values))
+        : await inStatements(d, plain, ROWS_PER_STATEMENT, row, (values) => this.plainInsert.query(values))),
+    ];
   }
 
   /**
@@ -238,6 +216,20 @@ function byStore(batch: DeliveryRuns, mayContinue: readonly boolean[]): { guarde
     (anyTried ? guarded : plain).push(...order.slice(start, end));
   }
   return { guarded, plain };
+}
+
+/** Statements of the runs `indexes`, at most `most` a statement as the dialect splits them, the event loop turning before each. */
+async function inStatements(
+  d: DeliverySql, indexes: readonly number[], most: number, push: (values: unknown[], i: number) => void, statement: (values: unknown[]) => Query,
+): Promise<Query[]> {
+  const statements: Query[] = [];
+  for (const [start, end] of statementRows(d, indexes.length, most)) {
+    await nextTurn();
+    const values: unknown[] = [];
+    for (const i of indexes.slice(start, end)) push(values, i);
+    statements.push(statement(values));
+  }
+  return statements;
 }
 
 const compareConsumers = (c: DeliveryRuns, a: number, b: number): number =>

@@ -284,6 +284,23 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('writes a busy batch larger than a slice whole, each store\'s answers of one millisecond in the order they came', async () => {
+      // 2,500 consumers over three stores, each answered 30 s before: none is tried, and the batch
+      // is built (and on PostgreSQL copied) 1,000 runs a slice, stores cut across slices.
+      const t = T0 + 35 * DAY;
+      const ledger = db.db.deliveries.ledger;
+      const stores = ['slice-a', 'slice-b', 'slice-c'];
+      const answers = (at: number) => Array.from({ length: 2_500 }, (_, i) =>
+        record(stores[i % 3], at, { client_address: `10.0.${i >> 8}.${i & 255}`, bytes_sent: i, duration_ms: i % 7 }));
+      await ledger.insert(DeliveryRuns.of(answers(t - 30_000)));
+      const busy = answers(t);
+      await ledger.insert(DeliveryRuns.of(busy));
+      for (const storeId of stores) {
+        const page = (await ledger.page(storeId, 2_000, null)).filter((r) => r.at.getTime() === t);
+        assert.deepEqual(page.reverse().map((r) => r.bytes_sent), busy.filter((r) => r.store_id === storeId).map((r) => r.bytes_sent), `${storeId}: every answer, in the order it came`);
+      }
+    });
+
     it('reads runs written before `repeated` held offsets (times since the epoch) as it reads new ones', async () => {
       const now = T0 + 20 * DAY;
       const dayAgo = now - DAY;

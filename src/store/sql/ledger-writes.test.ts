@@ -45,5 +45,5 @@ test('a batch spanning minutes (queued while the database was away) still tries 
   const statements = await writes.statements(batch([record(T), record(T + 1, { status: 200 }), record(T + 2 * SELDOM_AFTER_MS)]));
   const tried = statements.filter((q) => q.sql.startsWith('UPDATE'));
   assert.deepEqual(tried.map((q) => q.params.length), [16], 'one row: the first run');
-  assert.equal(tried[0].params[14], 1, 'of one record');
+  assert.equal(tried[0].params[14], 1, 'of one record'); // `records`, the UPDATE's 15th column
 });

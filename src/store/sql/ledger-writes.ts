@@ -185,7 +185,7 @@ export class LedgerWrites {
    */
   private seldomFirst(batch: DeliveryRuns, i: number, run: OrderedRun): boolean {
     const consumer = `${batch.storeId[i]}\n${batch.clientClass[i]}\n${batch.clientAddress[i]}`;
-    // Before this batch's runs for a consumer's first; a later run's is not asked.
+    // For the consumer's first run in the batch, its last answer before the batch (a later run follows and is not tried).
     const last = this.lastAnswer.get(consumer);
     const at = lastAtOf(run);
     if (last === undefined || at > last) {

@@ -270,23 +270,15 @@ try {
   const oneFile = linesFile('one-key', lines.slice(0, 1));
   const across: Revalidations[] = [];
   const single: Revalidations[] = [];
-  const rates = await alternatingRounds(
-    ROUNDS,
-    async () => {
-      const from = monotonicMicros();
-      const run = await revalidations(fleet, fleetFile);
-      windows.across = { from, to: monotonicMicros() };
-      across.push(run);
-      return run.requestsPerSecond;
-    },
-    async () => {
-      const from = monotonicMicros();
-      const run = await revalidations(fleet, oneFile);
-      windows.single = { from, to: monotonicMicros() };
-      single.push(run);
-      return run.requestsPerSecond;
-    },
-  );
+  /** A round of one kind: its run kept, its time window noted for the profile. */
+  const round = (file: string, kind: 'across' | 'single', runs: Revalidations[]) => async () => {
+    const from = monotonicMicros();
+    const run = await revalidations(fleet, file);
+    windows[kind] = { from, to: monotonicMicros() };
+    runs.push(run);
+    return run.requestsPerSecond;
+  };
+  const rates = await alternatingRounds(ROUNDS, round(fleetFile, 'across', across), round(oneFile, 'single', single));
   const perAnswer = (runs: Revalidations[], of: (run: Revalidations) => number) => {
     const values = runs.map(of);
     return `${median(values).toFixed(1)} µs (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
